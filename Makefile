@@ -1,0 +1,37 @@
+# The two commands: `make run` and `make test`. Everything else is for developers.
+PYTHON ?= python3
+VENV ?= .venv
+PY = $(VENV)/bin/python
+STAMP = $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install run test lint format bench-engine clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 shanghaien.asgi:application
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench-engine: install
+	$(PY) bench/engine.py
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -1,0 +1,1 @@
+"""Games are stored as an append-only event log; see docs/architecture.md."""

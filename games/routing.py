@@ -1,0 +1,3 @@
+"""Websocket routes: the game and lobby sockets are added here."""
+
+websocket_urlpatterns: list = []
