@@ -1,0 +1,170 @@
+"""What one player may see: the board from their side, with nothing secret in it."""
+
+from __future__ import annotations
+
+from .cards import CARDS, NATIONS, WILD_VALUE
+from .engine import legal_commands
+from .scoring import score
+from .state import ROUNDS, TAVERN_SIZE, CardOutcome, GameState, Player, Score
+
+
+def player_view(state: GameState, seat: int) -> dict:
+    """The JSON-ready view of ``state`` for ``seat``: "me" is ``seat``, "opponent" the other.
+
+    The deck order never appears; only how many cards are left and which cards (in
+    no order) are still to come, which both players can work out from the table.
+    """
+    rel = _relative(seat)
+    result = state.result
+    return {
+        "status": "finished" if result else "active",
+        "round": state.round,
+        "rounds": ROUNDS,
+        "deck_count": len(state.deck),
+        "phase": state.phase,
+        "turn": rel(state.turn),
+        "start_player": rel(state.start_player),
+        "direction": state.direction,
+        "roll": None if state.roll is None else {"dice": list(state.roll), "by": rel(state.turn)},
+        "tavern": [_slot(state, seat, i) for i in range(TAVERN_SIZE)],
+        "me": _player(state.players[seat]),
+        "opponent": _player(state.players[1 - seat]),
+        "legal": legal_commands(state, seat),
+        "last_round": _last_round(state, seat),
+        "score_table": _score_table(state, seat),
+        "projected": _sides(score(state.players), seat),
+        "result": None
+        if result is None
+        else {
+            "winner": rel(result.winner),
+            "reason": result.reason,
+            **_sides(result.scores, seat),
+        },
+        "extra_wild": state.extra_wild,
+    }
+
+
+def _relative(seat: int):
+    def rel(other_seat: int | None) -> str | None:
+        if other_seat is None:
+            return None
+        return "me" if other_seat == seat else "opponent"
+
+    return rel
+
+
+def _dice_list(count: int, number: int) -> list[int]:
+    # A die on a card shows that card's number.
+    return [number] * count
+
+
+def _slot(state: GameState, seat: int, index: int) -> dict:
+    card_id = state.tavern[index]
+    number = state.number_of(index) if state.direction else None
+    mine, theirs = state.players[seat].dice[index], state.players[1 - seat].dice[index]
+    return {
+        "card": CARDS[card_id].to_json() if card_id else None,
+        "number": number,
+        "my_dice": _dice_list(mine, number or 0),
+        "opponent_dice": _dice_list(theirs, number or 0),
+    }
+
+
+def _player(player: Player) -> dict:
+    sailors: dict[str, list[dict]] = {nation: [] for nation in NATIONS}
+    for card_id in player.sailors:
+        card = CARDS[card_id]
+        sailors[card.nation].append({"id": card_id, "value": card.value, "wild": False})
+    for card_id, nation in player.wilds:
+        sailors[nation].append({"id": card_id, "value": WILD_VALUE, "wild": True})
+    return {
+        "supply": player.supply,
+        "placed_this_round": player.placed,
+        "sailors": sailors,
+        "strength": player.strengths(),
+        "tricks": [{"id": c, "action": CARDS[c].action} for c in player.tricks],
+        "trick_used_this_round": player.trick_used,
+    }
+
+
+def _outcome(outcome: CardOutcome, seat: int) -> dict:
+    other = 1 - seat
+    neighbours = outcome.neighbours
+    return {
+        "card": CARDS[outcome.card].to_json(),
+        "number": outcome.number,
+        "my_dice": _dice_list(outcome.dice[seat], outcome.number),
+        "opponent_dice": _dice_list(outcome.dice[other], outcome.number),
+        "my_neighbours": neighbours[seat] if neighbours else None,
+        "opponent_neighbours": neighbours[other] if neighbours else None,
+        "to": _relative(seat)(outcome.to),
+        "reason": outcome.reason,
+    }
+
+
+def _last_round(state: GameState, seat: int) -> dict | None:
+    report = state.last_round
+    if report is None:
+        return None
+    return {
+        "round": report.round,
+        "called_by": _relative(seat)(report.called_by),
+        "direction": report.direction,
+        "cards": [_outcome(o, seat) for o in report.cards],
+    }
+
+
+def still_to_come(state: GameState) -> list[str]:
+    """The cards in the tavern and the deck, in a fixed order that says nothing of the deck's."""
+    cards = [c for c in state.tavern if c is not None] + list(state.deck)
+    return sorted(cards, key=_catalogue_order)
+
+
+_ORDER = {card_id: i for i, card_id in enumerate(CARDS)}
+
+
+def _catalogue_order(card_id: str) -> int:
+    return _ORDER[card_id]
+
+
+def _score_table(state: GameState, seat: int) -> dict:
+    me, opponent = state.players[seat], state.players[1 - seat]
+    mine, theirs = me.strengths(), opponent.strengths()
+    to_come = [CARDS[c] for c in still_to_come(state)]
+    cards = dict.fromkeys(NATIONS, 0)
+    points = dict.fromkeys(NATIONS, 0)
+    tricks_coming = 0
+    for card in to_come:
+        if card.kind == "trick":
+            tricks_coming += 1
+        else:
+            cards[card.nation] += 1
+            points[card.nation] += card.value
+    nations = [
+        {
+            "nation": nation,
+            "me": mine[nation],
+            "opponent": theirs[nation],
+            "remaining_cards": cards[nation],
+            "remaining_points": points[nation],
+        }
+        for nation in NATIONS
+    ]
+    return {
+        "nations": nations,
+        "tricks": {
+            "me": len(me.tricks),
+            "opponent": len(opponent.tricks),
+            "remaining_cards": tricks_coming,
+            "remaining_points": tricks_coming,
+        },
+        "still_to_come": [c.to_json() for c in to_come],
+    }
+
+
+def _score_json(s: Score) -> dict:
+    return {"total": s.total, "by_nation": dict(s.by_nation), "tricks": s.tricks}
+
+
+def _sides(scores: tuple[Score, Score], seat: int) -> dict:
+    return {"me": _score_json(scores[seat]), "opponent": _score_json(scores[1 - seat])}
