@@ -1,5 +1,62 @@
-from django.contrib.auth.models import AbstractUser
+import hashlib
+import secrets
+
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class CaseInsensitiveUserManager(UserManager):
+    def get_by_natural_key(self, username):
+        # "Anna" logs in as the user "anna": names differ in more than case only.
+        return self.get(username__iexact=username)
 
 
 class User(AbstractUser):
-    """A player or an admin. Our own model from the start, so that it can grow."""
+    """A player or an admin."""
+
+    email_on_turn = models.BooleanField(
+        "email me when it is my turn",
+        default=False,
+        help_text="At most one email per game and turn.",
+    )
+
+    objects = CaseInsensitiveUserManager()
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="username_unique_ignoring_case"),
+        ]
+
+
+TOKEN_PREFIX = "shg_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A personal token for scripts and bots, sent as ``Authorization: Bearer …``.
+
+    Only a hash is stored: the token is shown once, when it is made.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    hint = models.CharField(max_length=12, editable=False, help_text="the token's first letters")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.name} ({self.hint}…)"
+
+    @classmethod
+    def issue(cls, user: User, name: str) -> tuple["ApiToken", str]:
+        raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name, digest=hash_token(raw), hint=raw[:8])
+        return token, raw

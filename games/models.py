@@ -1,1 +1,179 @@
-"""Games are stored as an append-only event log; see docs/architecture.md."""
+"""Games are stored as an append-only event log.
+
+``Event`` rows are the truth; ``Game.state`` is a snapshot that always equals the fold
+of its events, and the other ``Game`` fields are copies of it kept for queries (whose
+turn, round, result). Only ``games.services`` writes any of them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from . import rules
+
+DAYS_PER_MOVE_CHOICES = [(d, f"{d} day" if d == 1 else f"{d} days") for d in (1, 2, 3, 5, 7, 14)]
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    extra_wild = models.BooleanField("extra wild card variant", default=False)
+    days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
+    version = models.PositiveIntegerField(default=0, help_text="seq of the last event")
+    state = models.JSONField(help_text="snapshot: the fold of the event log (holds secrets)")
+    round = models.PositiveSmallIntegerField(default=1)
+    to_move = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the player whose turn it is",
+    )
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    result_reason = models.CharField(max_length=20, blank=True)
+    score0 = models.SmallIntegerField(null=True, blank=True)
+    score1 = models.SmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_move_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-last_move_at", "-id"]
+        indexes = [models.Index(fields=["status", "to_move"])]
+
+    def __str__(self):
+        return f"Game {self.pk}"
+
+    def rules_state(self) -> rules.GameState:
+        return rules.state_from_json(self.state)
+
+    def seat_of(self, user) -> int | None:
+        for seat in self.seats.all():
+            if seat.user_id == user.pk:
+                return seat.seat
+        return None
+
+    def players(self) -> list:
+        """The two users, by seat."""
+        return [s.user for s in sorted(self.seats.all(), key=lambda s: s.seat)]
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    )
+    seat = models.PositiveSmallIntegerField(choices=[(0, "0"), (1, "1")])
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="one_player_per_seat"),
+            models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} in game {self.game_id} (seat {self.seat})"
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("events are never updated")
+
+    def delete(self):
+        raise TypeError("events are never deleted")
+
+
+class Event(models.Model):
+    """One fact of a game. Rows are only ever added."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30)
+    payload = models.JSONField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="who caused it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique")]
+
+    def __str__(self):
+        return f"#{self.seq} {self.kind}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("events are never updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("events are never deleted")
+
+    def as_rules_event(self) -> dict:
+        return {"type": self.kind, **self.payload}
+
+
+class Command(models.Model):
+    """A command applied to a game, by its client id: a retry returns this, applies nothing."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="commands")
+    seat = models.PositiveSmallIntegerField()
+    client_id = models.CharField(max_length=64)
+    command = models.JSONField()
+    version = models.PositiveIntegerField(help_text="the game's version after the command")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "client_id"], name="command_client_id_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.client_id} → v{self.version}"
+
+
+class Invitation(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        CANCELLED = "cancelled"
+
+    from_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="invitations_received",
+        help_text="empty: an open invitation anyone may accept",
+    )
+    extra_wild = models.BooleanField("extra wild card variant", default=False)
+    days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
+    message = models.CharField(max_length=300, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="invitation"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "to_user"])]
+
+    def __str__(self):
+        to = self.to_user or "anyone"
+        return f"{self.from_user} invites {to} ({self.status})"

@@ -1,7 +1,24 @@
 from django.urls import path
 
-from . import views
+from . import api, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("games/finished/", views.finished, name="finished"),
+    path("games/<int:pk>/", views.game, name="game"),
+    path("games/<int:pk>/play/", views.play, name="play"),
+    path("invitations/new/", views.invite, name="invite"),
+    path(
+        "invitations/<int:pk>/<str:answer>/",
+        views.answer_invitation,
+        name="answer_invitation",
+    ),
+    path("api/invitations/", api.invitations, name="api_invitations"),
+    path("api/invitations/<str:pk>/accept/", api.invitation_accept),
+    path("api/invitations/<str:pk>/decline/", api.invitation_decline),
+    path("api/invitations/<str:pk>/cancel/", api.invitation_cancel),
+    path("api/games/", api.games, name="api_games"),
+    path("api/games/<str:pk>/", api.game, name="api_game"),
+    path("api/games/<str:pk>/commands/", api.game_commands, name="api_game_commands"),
+    path("api/<path:rest>", api.not_found),
 ]

@@ -1,5 +1,138 @@
-from django.shortcuts import render
+"""Server-rendered pages. Each one reads or calls one service function."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from . import queries, services
+from .errors import NotFound, ServiceError
+from .forms import InvitationForm
+from .models import Game
+from .serializers import game_json, game_summary
+from .text import describe_command
 
 
 def home(request):
-    return render(request, "games/home.html")
+    if not request.user.is_authenticated:
+        return render(request, "games/home.html")
+    games = queries.games_for(request.user)
+    context = {
+        "games": [game_summary(g, request.user) for g in games],
+        "invitations": queries.invitations_for(request.user),
+        "form": InvitationForm(),
+    }
+    return render(request, "games/lobby.html", context)
+
+
+@login_required
+def finished(request):
+    games = queries.games_for(request.user, (Game.Status.FINISHED,))[:200]
+    return render(
+        request, "games/finished.html", {"games": [game_summary(g, request.user) for g in games]}
+    )
+
+
+@login_required
+@require_POST
+def invite(request):
+    form = InvitationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The invitation was not sent: " + form.errors.as_text())
+        return redirect("home")
+    try:
+        services.do_invite(
+            request.user,
+            to=form.cleaned_data["to"] or None,
+            **{k: form.cleaned_data[k] for k in ("extra_wild", "days_per_move", "message")},
+        )
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "Invitation sent.")
+    return redirect("home")
+
+
+@login_required
+@require_POST
+def answer_invitation(request, pk, answer):
+    actions = {
+        "accept": services.do_accept_invitation,
+        "decline": services.do_decline_invitation,
+        "cancel": services.do_cancel_invitation,
+    }
+    if answer not in actions:
+        raise Http404("No such answer.")
+    try:
+        result = actions[answer](pk, request.user)
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    if answer == "accept":
+        return redirect("game", pk=result.pk)
+    messages.success(request, f"Invitation {result.status}.")
+    return redirect("home")
+
+
+@login_required
+def game(request, pk):
+    try:
+        found = services.get_game(pk)
+    except NotFound:
+        raise Http404("No such game.") from None
+    data = game_json(found, request.user)
+    view = data["view"]
+    choices = [
+        {"json": json.dumps(c), "label": describe_command(c, (view["roll"] or {}).get("dice"))}
+        for c in view["legal"]
+        if c["type"] != "resign"
+    ]
+    context = {
+        "game": data,
+        "view": view,
+        "choices": choices,
+        "can_resign": {"type": "resign"} in view["legal"],
+        "client_id": uuid.uuid4(),
+        "rows": _board_rows(view),
+    }
+    return render(request, "games/game.html", context)
+
+
+def _board_rows(view: dict) -> list[dict]:
+    rows = []
+    for slot in view["tavern"]:
+        rows.append({**slot, "card_label": _card_label(slot["card"])})
+    return rows
+
+
+def _card_label(card: dict | None) -> str:
+    if card is None:
+        return "—"
+    if card["kind"] == "sailor":
+        return f"{card['nation'].title()} {card['value']}"
+    return f"Trick: 2 Sailors / {describe_command({'type': 'trick', 'half': card['action']})}"
+
+
+@login_required
+@require_POST
+def play(request, pk):
+    """The form fallback of the board: one legal command, posted as JSON text."""
+    try:
+        command = json.loads(request.POST.get("command", ""))
+        expected = int(request.POST.get("expected_version", ""))
+    except ValueError:
+        messages.error(request, "That move could not be read; please try again.")
+        return redirect("game", pk=pk)
+    try:
+        services.do_command(pk, request.user, command, expected, request.POST.get("client_id"))
+    except NotFound:
+        raise Http404("No such game.") from None
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return redirect("game", pk=pk)

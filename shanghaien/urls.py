@@ -3,6 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("games.urls")),
 ]

@@ -9,6 +9,15 @@ def uses_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing():
+    # Real hashing costs ~0.3 s a user; the tests check behaviour, not key stretching.
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture
 def postgres_only():
     if not uses_postgres():
@@ -19,3 +28,23 @@ def pytest_collection_modifyitems(config, items):
     # Playwright's sync API keeps an event loop running for the whole browser session,
     # which async tests cannot share: browser tests run last.
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+@pytest.fixture(autouse=True)
+def event_log_equals_snapshot(request):
+    """After every database test: each game's snapshot equals the fold of its event log."""
+    marker = request.node.get_closest_marker("django_db")
+    names = request.fixturenames
+    if "transactional_db" in names or (marker and marker.kwargs.get("transaction")):
+        request.getfixturevalue("transactional_db")
+    elif marker or "db" in names:
+        request.getfixturevalue("db")
+    else:
+        yield
+        return
+    yield
+    from games.models import Game
+    from games.services import replay_events
+
+    for game in Game.objects.all():
+        assert replay_events(game) == game.rules_state(), f"game {game.pk}: snapshot != log"

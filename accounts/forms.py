@@ -1,0 +1,22 @@
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from .models import User
+
+
+class SignupForm(UserCreationForm):
+    """Django's sign-up form; it already refuses a name that differs only in case."""
+
+    class Meta:
+        model = User
+        fields = ("username", "email")
+
+
+class PreferencesForm(forms.ModelForm):
+    class Meta:
+        model = User
+        fields = ("email", "email_on_turn")
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(max_length=60, help_text="What the token is for, e.g. “my bot”.")

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/preferences/", views.preferences, name="preferences"),
+    path("accounts/tokens/", views.create_token, name="create_token"),
+    path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
+    path("users/<str:username>/", views.profile, name="profile"),
+]

@@ -1,0 +1,71 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from games.queries import games_for, record_of
+from games.serializers import game_summary
+
+from .forms import PreferencesForm, SignupForm, TokenForm
+from .models import ApiToken, User
+
+
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome aboard, {user.username}!")
+        return redirect("home")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+def profile(request, username):
+    person = get_object_or_404(User, username__iexact=username, is_active=True)
+    own = request.user.is_authenticated and request.user.pk == person.pk
+    context = {
+        "person": person,
+        "own": own,
+        "record": record_of(person),
+        "games": [game_summary(g, person) for g in games_for(person)[:50]],
+    }
+    if own:
+        context["preferences"] = PreferencesForm(instance=person)
+        context["tokens"] = person.api_tokens.all()
+        context["token_form"] = TokenForm()
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def preferences(request):
+    form = PreferencesForm(request.POST, instance=request.user)
+    if form.is_valid():
+        form.save()
+        messages.success(request, "Preferences saved.")
+    else:
+        messages.error(request, "Not saved: " + form.errors.as_text())
+    return redirect("profile", username=request.user.username)
+
+
+@login_required
+@require_POST
+def create_token(request):
+    form = TokenForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A token needs a name of at most 60 characters.")
+        return redirect("profile", username=request.user.username)
+    token, raw = ApiToken.issue(request.user, form.cleaned_data["name"])
+    return render(request, "accounts/token_created.html", {"token": token, "raw": raw})
+
+
+@login_required
+@require_POST
+def revoke_token(request, pk):
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    token.delete()
+    messages.success(request, f"Token “{token.name}” revoked.")
+    return redirect("profile", username=request.user.username)

@@ -1,0 +1,169 @@
+"""The JSON API: thin views over games.services, errors always as {"error": {code, message}}.
+
+Authentication: the session (with Django's CSRF check on unsafe methods) or a personal
+token in ``Authorization: Bearer …`` (no CSRF: no browser sends it by itself).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+
+from django.http import JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.tokens import BadToken, bearer_token, user_for_token
+
+from . import queries, services
+from .errors import BadRequest, Forbidden, NotAuthenticated, NotFound, ServiceError
+from .serializers import game_json, game_summary, invitation_json
+
+log = logging.getLogger(__name__)
+MAX_BODY = 16 * 1024
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    def _reject(self, request, reason):
+        return reason
+
+
+def _csrf_failure(request) -> str | None:
+    check = _CsrfCheck(lambda request: None)
+    check.process_request(request)
+    return check.process_view(request, None, (), {})
+
+
+def _authenticate(request) -> None:
+    try:
+        raw = bearer_token(request)
+        if raw is not None:
+            request.user = user_for_token(raw)
+            return
+    except BadToken as error:
+        raise NotAuthenticated("bad_token", str(error)) from None
+    if not request.user.is_authenticated:
+        raise NotAuthenticated("not_authenticated", "Log in, or send an API token.")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        reason = _csrf_failure(request)
+        if reason:
+            raise Forbidden("csrf_failed", f"CSRF check failed: {reason}.")
+
+
+def _body(request) -> dict:
+    if len(request.body) > MAX_BODY:
+        raise BadRequest("too_large", f"The body is larger than {MAX_BODY} bytes.")
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("malformed_json", "The body is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise BadRequest("bad_request", "The body is a JSON object.")
+    return data
+
+
+def error_response(error: ServiceError) -> JsonResponse:
+    return JsonResponse(error.to_json(), status=error.status)
+
+
+def json_api(*methods: str):
+    """Method check, authentication, JSON body in ``request.data``, typed errors as JSON."""
+
+    def wrap(view):
+        @csrf_exempt
+        @functools.wraps(view)
+        def handler(request, *args, **kwargs):
+            try:
+                if request.method not in methods:
+                    error = ServiceError("method_not_allowed", f"Use {' or '.join(methods)}.")
+                    error.status = 405
+                    raise error
+                _authenticate(request)
+                request.data = _body(request) if request.method == "POST" else {}
+                return view(request, *args, **kwargs)
+            except ServiceError as error:
+                return error_response(error)
+            except Exception:
+                log.exception("API error on %s %s", request.method, request.path)
+                return JsonResponse(
+                    {"error": {"code": "server_error", "message": "Something went wrong."}},
+                    status=500,
+                )
+
+        return handler
+
+    return wrap
+
+
+def _field(data: dict, name: str, default=None, required=False):
+    if required and name not in data:
+        raise BadRequest("bad_request", f"The body needs {name!r}.")
+    return data.get(name, default)
+
+
+@json_api("GET", "POST")
+def invitations(request):
+    if request.method == "POST":
+        data = request.data
+        unknown = set(data) - {"to", "extra_wild", "days_per_move", "message"}
+        if unknown:
+            raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
+        invitation = services.do_invite(
+            request.user,
+            to=_field(data, "to"),
+            extra_wild=_field(data, "extra_wild", False),
+            days_per_move=_field(data, "days_per_move", 3),
+            message=_field(data, "message", ""),
+        )
+        return JsonResponse(invitation_json(invitation), status=201)
+    lists = queries.invitations_for(request.user)
+    return JsonResponse({k: [invitation_json(i) for i in v] for k, v in lists.items()})
+
+
+@json_api("POST")
+def invitation_accept(request, pk):
+    game = services.do_accept_invitation(pk, request.user)
+    return JsonResponse({"game": game.pk}, status=201)
+
+
+@json_api("POST")
+def invitation_decline(request, pk):
+    return JsonResponse(invitation_json(services.do_decline_invitation(pk, request.user)))
+
+
+@json_api("POST")
+def invitation_cancel(request, pk):
+    return JsonResponse(invitation_json(services.do_cancel_invitation(pk, request.user)))
+
+
+@json_api("GET")
+def games(request):
+    statuses = ("active",) if request.GET.get("status", "active") == "active" else ("finished",)
+    found = queries.games_for(request.user, statuses)[:200]
+    return JsonResponse({"games": [game_summary(g, request.user) for g in found]})
+
+
+@json_api("GET")
+def game(request, pk):
+    return JsonResponse(game_json(services.get_game(pk), request.user))
+
+
+@json_api("POST")
+def game_commands(request, pk):
+    data = request.data
+    outcome = services.do_command(
+        pk,
+        request.user,
+        _field(data, "command", required=True),
+        _field(data, "expected_version", required=True),
+        _field(data, "client_id", required=True),
+    )
+    body = game_json(outcome.game, request.user)
+    body["applied"] = {"version": outcome.version, "duplicate": outcome.duplicate}
+    return JsonResponse(body)
+
+
+@json_api("GET", "POST", "PUT", "PATCH", "DELETE")
+def not_found(request, rest):
+    raise NotFound("not_found", "No such API endpoint.")

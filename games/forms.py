@@ -1,0 +1,17 @@
+from django import forms
+
+from .models import DAYS_PER_MOVE_CHOICES
+
+
+class InvitationForm(forms.Form):
+    to = forms.CharField(
+        label="Invite",
+        required=False,
+        max_length=150,
+        help_text="A username; leave empty for an open invitation anyone may accept.",
+    )
+    extra_wild = forms.BooleanField(label="Extra wild card for each player", required=False)
+    days_per_move = forms.TypedChoiceField(
+        label="Days per move", choices=DAYS_PER_MOVE_CHOICES, coerce=int, initial=3
+    )
+    message = forms.CharField(label="Message", required=False, max_length=300)

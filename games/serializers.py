@@ -1,0 +1,72 @@
+"""The JSON shapes of games and invitations, as the API and the sockets send them."""
+
+from __future__ import annotations
+
+from . import rules
+from .models import Game, Invitation
+
+
+def game_json(game: Game, user) -> dict:
+    """A game as ``user`` sees it: a player from their seat, anyone else from seat 0's side."""
+    seats = sorted(game.seats.all(), key=lambda s: s.seat)
+    seat = next((s.seat for s in seats if s.user_id == user.pk), None)
+    watching = seat is None
+    side = 0 if watching else seat
+    view = rules.player_view(game.rules_state(), side)
+    if watching:
+        view["legal"] = []
+    names = [s.user.username for s in seats]
+    return {
+        "id": game.pk,
+        "version": game.version,
+        "status": game.status,
+        "extra_wild": game.extra_wild,
+        "days_per_move": game.days_per_move,
+        "watching": watching,
+        "players": {"me": names[side], "opponent": names[1 - side]},
+        "created_at": game.created_at.isoformat(),
+        "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
+        "view": view,
+    }
+
+
+def game_summary(game: Game, user) -> dict:
+    """One line of a player's game list, without building the whole view."""
+    seats = sorted(game.seats.all(), key=lambda s: s.seat)
+    seat = next(s.seat for s in seats if s.user_id == user.pk)
+    scores = (game.score0, game.score1)
+    return {
+        "id": game.pk,
+        "version": game.version,
+        "status": game.status,
+        "opponent": seats[1 - seat].user.username,
+        "your_turn": game.to_move_id == user.pk,
+        "round": game.round,
+        "extra_wild": game.extra_wild,
+        "days_per_move": game.days_per_move,
+        "result": None
+        if game.status != Game.Status.FINISHED
+        else {
+            "winner": None
+            if game.winner_id is None
+            else ("me" if game.winner_id == user.pk else "opponent"),
+            "reason": game.result_reason,
+            "me": scores[seat],
+            "opponent": scores[1 - seat],
+        },
+        "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
+    }
+
+
+def invitation_json(invitation: Invitation) -> dict:
+    return {
+        "id": invitation.pk,
+        "from": invitation.from_user.username,
+        "to": invitation.to_user.username if invitation.to_user else None,
+        "extra_wild": invitation.extra_wild,
+        "days_per_move": invitation.days_per_move,
+        "message": invitation.message,
+        "status": invitation.status,
+        "game": invitation.game_id,
+        "created_at": invitation.created_at.isoformat(),
+    }

@@ -1,0 +1,243 @@
+"""The one write path for games and invitations.
+
+``check_*`` functions validate and raise a typed ``ServiceError``; ``do_*`` functions
+perform a complete change inside one transaction, lock the parent row first, and
+schedule the broadcast for after the commit. Nothing here trusts its caller.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from . import broadcast, rules
+from .errors import BadRequest, Conflict, Forbidden, Illegal, NotFound
+from .models import DAYS_PER_MOVE_CHOICES, Command, Event, Game, Invitation, Seat
+
+DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
+MESSAGE_MAX = Invitation._meta.get_field("message").max_length
+CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+# Dice and shuffles come from the operating system's randomness, never from a stored seed.
+_rng = secrets.SystemRandom()
+
+
+# -- invitations ------------------------------------------------------------------------
+
+
+def check_invitation(user, to: str | None, extra_wild, days_per_move, message) -> dict:
+    """The validated fields of a new invitation."""
+    if to is not None and not isinstance(to, str):
+        raise BadRequest("bad_request", "'to' is a username, or null for an open invitation.")
+    if not isinstance(extra_wild, bool):
+        raise BadRequest("bad_request", "'extra_wild' is true or false.")
+    if isinstance(days_per_move, bool) or days_per_move not in DAYS_PER_MOVE:
+        choices = ", ".join(map(str, DAYS_PER_MOVE))
+        raise BadRequest("bad_days_per_move", f"'days_per_move' is one of {choices}.")
+    if not isinstance(message, str) or len(message) > MESSAGE_MAX:
+        raise BadRequest("bad_message", f"'message' is text of at most {MESSAGE_MAX} characters.")
+    to_user = None
+    if to:
+        to_user = get_user_model().objects.filter(username__iexact=to.strip()).first()
+        if to_user is None or not to_user.is_active:
+            raise NotFound("no_such_user", f"There is no player called {to!r}.")
+        if to_user.pk == user.pk:
+            raise BadRequest("cannot_invite_yourself", "You cannot invite yourself.")
+    return {
+        "to_user": to_user,
+        "extra_wild": extra_wild,
+        "days_per_move": days_per_move,
+        "message": message.strip(),
+    }
+
+
+def do_invite(user, to=None, extra_wild=False, days_per_move=3, message="") -> Invitation:
+    fields = check_invitation(user, to, extra_wild, days_per_move, message)
+    with transaction.atomic():
+        invitation = Invitation.objects.create(from_user=user, **fields)
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
+    return invitation
+
+
+def _locked_invitation(invitation_id) -> Invitation:
+    invitation = (
+        Invitation.objects.select_for_update().filter(pk=_int_id(invitation_id)).first()
+        if _int_id(invitation_id) is not None
+        else None
+    )
+    if invitation is None:
+        raise NotFound("not_found", "No such invitation.")
+    if invitation.status != Invitation.Status.OPEN:
+        raise Conflict("invitation_closed", f"This invitation is already {invitation.status}.")
+    return invitation
+
+
+def do_accept_invitation(invitation_id, user) -> Game:
+    """Accept: the game starts with a secret shuffle and a random first player."""
+    with transaction.atomic():
+        invitation = _locked_invitation(invitation_id)
+        if invitation.from_user_id == user.pk:
+            raise Forbidden("own_invitation", "You cannot accept your own invitation.")
+        if invitation.to_user_id not in (None, user.pk):
+            raise Forbidden("not_invited", "This invitation is for someone else.")
+        state, events = rules.new_game(_rng, extra_wild=invitation.extra_wild)
+        now = timezone.now()
+        game = Game.objects.create(
+            extra_wild=invitation.extra_wild,
+            days_per_move=invitation.days_per_move,
+            state=rules.state_to_json(state),
+            last_move_at=now,
+        )
+        players = [invitation.from_user, user]
+        Seat.objects.bulk_create(
+            [Seat(game=game, user=player, seat=i) for i, player in enumerate(players)]
+        )
+        _append_events(game, events, seat=None)
+        _copy_state_fields(game, state, players)
+        game.save()
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.to_user = user
+        invitation.game = game
+        invitation.answered_at = now
+        invitation.save()
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "accepted"))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version))
+    return game
+
+
+def do_decline_invitation(invitation_id, user) -> Invitation:
+    with transaction.atomic():
+        invitation = _locked_invitation(invitation_id)
+        if invitation.to_user_id != user.pk:
+            raise Forbidden("not_invited", "Only the invited player can decline.")
+        invitation.status = Invitation.Status.DECLINED
+        invitation.answered_at = timezone.now()
+        invitation.save()
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "declined"))
+    return invitation
+
+
+def do_cancel_invitation(invitation_id, user) -> Invitation:
+    with transaction.atomic():
+        invitation = _locked_invitation(invitation_id)
+        if invitation.from_user_id != user.pk:
+            raise Forbidden("not_yours", "Only the player who invited can cancel.")
+        invitation.status = Invitation.Status.CANCELLED
+        invitation.answered_at = timezone.now()
+        invitation.save()
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "cancelled"))
+    return invitation
+
+
+# -- games ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    game: Game
+    seat: int
+    version: int  # the game's version right after the command
+    duplicate: bool  # a retry of a command already applied: nothing was applied now
+
+
+def _int_id(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+def check_command_request(command, expected_version, client_id) -> None:
+    if not isinstance(command, dict):
+        raise BadRequest("bad_request", "'command' is a JSON object with a 'type'.")
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        raise BadRequest("bad_request", "'expected_version' is the version the command is for.")
+    if not isinstance(client_id, str) or not CLIENT_ID.match(client_id):
+        raise BadRequest(
+            "bad_request", "'client_id' is 1–64 letters, digits or - _ . : (a UUID is best)."
+        )
+
+
+def get_game(game_id) -> Game:
+    game_pk = _int_id(game_id)
+    game = Game.objects.filter(pk=game_pk).first() if game_pk else None
+    if game is None:
+        raise NotFound("not_found", "No such game.")
+    return game
+
+
+def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
+    """Apply one player's command: the only way a game changes."""
+    check_command_request(command, expected_version, client_id)
+    game_pk = _int_id(game_id)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_pk).first() if game_pk else None
+        if game is None:
+            raise NotFound("not_found", "No such game.")
+        seats = list(game.seats.select_related("user").order_by("seat"))
+        seat = next((s.seat for s in seats if s.user_id == user.pk), None)
+        if seat is None:
+            raise Forbidden("not_a_player", "Only the two players of this game can play it.")
+        applied = Command.objects.filter(game=game, client_id=client_id).first()
+        if applied is not None:
+            if applied.seat != seat or applied.command != command:
+                raise Conflict("client_id_reused", "This client_id was used for another command.")
+            return Outcome(game, seat, applied.version, duplicate=True)
+        if expected_version != game.version:
+            raise Conflict(
+                "stale_version",
+                f"The game is at version {game.version}, not {expected_version}: resync.",
+            )
+        state = game.rules_state()
+        try:
+            events = rules.decide(state, seat, command, _rng)
+        except rules.IllegalCommand as error:
+            raise Illegal(error.code, error.message) from None
+        for event in events:
+            state = rules.evolve(state, event)
+        _append_events(game, events, seat=seat)
+        _copy_state_fields(game, state, [s.user for s in seats])
+        game.last_move_at = timezone.now()
+        game.save()
+        Command.objects.create(
+            game=game, seat=seat, client_id=client_id, command=command, version=game.version
+        )
+        version = game.version
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    return Outcome(game, seat, version, duplicate=False)
+
+
+def _append_events(game: Game, events: list[dict], seat: int | None) -> None:
+    rows = []
+    for event in events:
+        game.version += 1
+        payload = {k: v for k, v in event.items() if k != "type"}
+        rows.append(
+            Event(game=game, seq=game.version, kind=event["type"], payload=payload, seat=seat)
+        )
+    Event.objects.bulk_create(rows)
+
+
+def _copy_state_fields(game: Game, state: rules.GameState, players: list) -> None:
+    """Keep the snapshot and its queryable copies in step with the folded state."""
+    game.state = rules.state_to_json(state)
+    game.round = max(state.round, 1)
+    game.to_move = players[state.turn] if state.turn is not None else None
+    result = state.result
+    if result is not None:
+        game.status = Game.Status.FINISHED
+        game.winner = players[result.winner] if result.winner is not None else None
+        game.result_reason = result.reason
+        game.score0, game.score1 = (s.total for s in result.scores)
+        game.finished_at = timezone.now()
+
+
+def replay_events(game: Game) -> rules.GameState:
+    """The state folded from the stored log (the snapshot must equal it)."""
+    return rules.replay(e.as_rules_event() for e in game.events.order_by("seq"))

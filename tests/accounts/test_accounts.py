@@ -1,0 +1,102 @@
+import pytest
+from django.core import mail
+from django.db import IntegrityError, transaction
+from django.test import Client
+
+from accounts.models import ApiToken, User, hash_token
+from games import services
+
+pytestmark = pytest.mark.django_db
+
+
+def signup(client, username, password="tavern-dice-42"):
+    return client.post(
+        "/accounts/signup/",
+        {"username": username, "email": "", "password1": password, "password2": password},
+    )
+
+
+def test_signup_logs_the_new_player_in():
+    client = Client()
+    response = signup(client, "Anna")
+    assert response.status_code == 302
+    assert client.get("/").context["user"].username == "Anna"
+
+
+def test_usernames_are_unique_ignoring_case():
+    signup(Client(), "Anna")
+    response = signup(Client(), "anna")
+    assert response.status_code == 200
+    assert "already exists" in response.content.decode()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create_user("ANNA", password="x")
+    assert User.objects.count() == 1
+
+
+def test_login_ignores_the_case_of_the_username():
+    User.objects.create_user("Anna", password="tavern-dice-42")
+    client = Client()
+    response = client.post("/accounts/login/", {"username": "anna", "password": "tavern-dice-42"})
+    assert response.status_code == 302
+
+
+def test_password_reset_sends_an_email():
+    User.objects.create_user("anna", email="anna@example.org", password="tavern-dice-42")
+    response = Client().post("/accounts/password_reset/", {"email": "anna@example.org"})
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1 and "anna" in mail.outbox[0].body
+
+
+def test_password_change_page_renders_for_a_player():
+    client = Client()
+    client.force_login(User.objects.create_user("anna", password="tavern-dice-42"))
+    assert client.get("/accounts/password_change/").status_code == 200
+
+
+def test_profile_shows_the_record_and_current_games():
+    anna = User.objects.create_user("anna", password="x")
+    bernd = User.objects.create_user("bernd", password="x")
+    finished = services.do_accept_invitation(services.do_invite(anna, to="bernd").pk, bernd)
+    services.do_command(finished.pk, bernd, {"type": "resign"}, finished.version, "r")
+    current = services.do_accept_invitation(services.do_invite(bernd, to="anna").pk, anna)
+    response = Client().get("/users/ANNA/")
+    assert response.status_code == 200
+    assert response.context["record"] == {"played": 1, "won": 1, "lost": 0, "drawn": 0}
+    assert [g["id"] for g in response.context["games"]] == [current.pk]
+    assert "API tokens" not in response.content.decode()  # not one's own profile
+    assert Client().get("/users/nobody/").status_code == 404
+
+
+def test_preferences_switch_the_turn_email():
+    anna = User.objects.create_user("anna", password="x")
+    client = Client()
+    client.force_login(anna)
+    response = client.post(
+        "/accounts/preferences/", {"email": "anna@example.org", "email_on_turn": "on"}
+    )
+    assert response.status_code == 302
+    anna.refresh_from_db()
+    assert anna.email_on_turn is True
+
+
+def test_a_token_is_shown_once_and_stored_only_as_a_hash():
+    anna = User.objects.create_user("anna", password="x")
+    client = Client()
+    client.force_login(anna)
+    response = client.post("/accounts/tokens/", {"name": "my bot"})
+    raw = response.context["raw"]
+    assert raw.startswith("shg_") and raw in response.content.decode()
+    token = ApiToken.objects.get(user=anna)
+    assert token.digest == hash_token(raw) and raw not in str(token.__dict__.values())
+    assert raw not in client.get("/users/anna/").content.decode()
+    client.post(f"/accounts/tokens/{token.pk}/revoke/")
+    assert not ApiToken.objects.exists()
+
+
+def test_nobody_else_can_revoke_a_token():
+    anna = User.objects.create_user("anna", password="x")
+    token, _ = ApiToken.issue(anna, "bot")
+    client = Client()
+    client.force_login(User.objects.create_user("carl", password="x"))
+    assert client.post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 404
+    assert ApiToken.objects.filter(pk=token.pk).exists()

@@ -1,0 +1,63 @@
+"""Playing games through the JSON API in tests."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+
+from games.rules import CARDS
+
+CATALOGUE = {card_id: i for i, card_id in enumerate(CARDS)}
+SECRET_KEYS = {"deck", "state", "seed"}
+
+
+def assert_no_secrets(data) -> None:
+    """No secret key anywhere, and no long list of cards in an order other than the catalogue's."""
+    if isinstance(data, dict):
+        assert not SECRET_KEYS & set(data), f"secret key in {sorted(data)}"
+        for value in data.values():
+            assert_no_secrets(value)
+    elif isinstance(data, list):
+        ids = [c["id"] if isinstance(c, dict) and "id" in c else c for c in data]
+        if len(ids) > 6 and all(isinstance(i, str) and i in CATALOGUE for i in ids):
+            order = [CATALOGUE[i] for i in ids]
+            assert order == sorted(order), "a list of cards in a revealing order"
+        for value in data:
+            assert_no_secrets(value)
+
+
+def post(client, url, body=None, **extra):
+    return client.post(url, data=json.dumps(body or {}), content_type="application/json", **extra)
+
+
+def command_body(command, version, client_id=None):
+    client_id = client_id or str(uuid.uuid4())
+    return {"command": command, "expected_version": version, "client_id": client_id}
+
+
+def play_to_the_end(clients: dict, game_id: int, seed: int = 0, max_commands: int = 2000):
+    """Both players send random legal commands (never resigning) until the game ends.
+
+    ``clients`` maps a name to a logged-in test client. Returns the final game JSON per name.
+    """
+    rng = random.Random(seed)
+    url = f"/api/games/{game_id}/"
+    for _ in range(max_commands):
+        views = {}
+        for name, client in clients.items():
+            response = client.get(url)
+            assert response.status_code == 200, response.content
+            views[name] = response.json()
+            assert_no_secrets(views[name])
+        if all(v["view"]["status"] == "finished" for v in views.values()):
+            return views
+        actor = next(n for n, v in views.items() if v["view"]["turn"] == "me")
+        game = views[actor]
+        choices = [c for c in game["view"]["legal"] if c["type"] != "resign"]
+        response = post(
+            clients[actor], url + "commands/", command_body(rng.choice(choices), game["version"])
+        )
+        assert response.status_code == 200, response.content
+        assert_no_secrets(response.json())
+    raise AssertionError("the game did not end")

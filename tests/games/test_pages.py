@@ -1,0 +1,92 @@
+import json
+
+import pytest
+
+from games import services
+from games.models import Game, Invitation
+
+from .conftest import on_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_lobby_lists_games_with_your_turn_first(players, clients):
+    anna, bernd, carl = players["anna"], players["bernd"], players["carl"]
+    games = [
+        services.do_accept_invitation(services.do_invite(anna, to=o).pk, players[o])
+        for o in ("bernd", "carl")
+    ]
+    response = clients["anna"].get("/")
+    listed = response.context["games"]
+    waiting = [g["id"] for g in listed if g["your_turn"]]
+    assert [g["id"] for g in listed][: len(waiting)] == waiting
+    assert {g["id"] for g in listed} == {g.pk for g in games}
+    assert "Invite someone" in response.content.decode()
+    assert bernd and carl
+
+
+def test_inviting_and_accepting_through_the_pages(clients, players):
+    response = clients["anna"].post(
+        "/invitations/new/", {"to": "bernd", "days_per_move": "5", "extra_wild": "on"}
+    )
+    assert response.status_code == 302
+    invitation = Invitation.objects.get()
+    assert invitation.extra_wild and invitation.days_per_move == 5
+    page = clients["bernd"].get("/").content.decode()
+    assert "anna</strong> invites you" in page
+    response = clients["bernd"].post(f"/invitations/{invitation.pk}/accept/")
+    game = Game.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
+    assert clients["carl"].post(f"/invitations/{invitation.pk}/accept/").status_code == 302
+    assert clients["anna"].post(f"/invitations/{invitation.pk}/steal/").status_code == 404
+
+
+def test_a_bad_invitation_form_explains_itself(clients):
+    response = clients["anna"].post(
+        "/invitations/new/", {"to": "nobody", "days_per_move": "3"}, follow=True
+    )
+    assert "There is no player called" in response.content.decode()
+    assert not Invitation.objects.exists()
+
+
+def test_the_game_page_offers_the_legal_moves_and_plays_them(game, clients):
+    name, client, other = on_turn(game, clients)
+    page = client.get(f"/games/{game.pk}/")
+    assert page.status_code == 200
+    assert [json.loads(c["json"]) for c in page.context["choices"]] == [{"type": "roll"}]
+    response = client.post(
+        f"/games/{game.pk}/play/",
+        {"command": '{"type": "roll"}', "expected_version": game.version, "client_id": "p1"},
+    )
+    assert response.status_code == 302
+    game.refresh_from_db()
+    assert game.version == 3
+    assert clients[other].get(f"/games/{game.pk}/").context["choices"] == []
+
+
+def test_a_refused_move_on_the_page_shows_its_message(game, clients):
+    _, client, _ = on_turn(game, clients)
+    response = client.post(
+        f"/games/{game.pk}/play/",
+        {"command": '{"type": "roll"}', "expected_version": 1, "client_id": "p2"},
+        follow=True,
+    )
+    assert "The game is at version 2" in response.content.decode()
+    response = client.post(
+        f"/games/{game.pk}/play/",
+        {"command": "{oops", "expected_version": "x", "client_id": "p3"},
+        follow=True,
+    )
+    assert "could not be read" in response.content.decode()
+
+
+def test_the_game_page_needs_a_login_and_404s_for_unknown_games(client, clients):
+    assert client.get("/games/1/").status_code == 302
+    assert clients["anna"].get("/games/999/").status_code == 404
+
+
+def test_finished_games_are_listed(game, players, clients):
+    services.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x")
+    page = clients["bernd"].get("/games/finished/")
+    assert [g["id"] for g in page.context["games"]] == [game.pk]
+    assert "Won" in page.content.decode()
