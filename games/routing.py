@@ -1,3 +1,10 @@
-"""Websocket routes: the game and lobby sockets are added here."""
+"""Websocket routes (see docs/protocol.md)."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from . import consumers
+
+websocket_urlpatterns = [
+    path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+]

@@ -90,3 +90,11 @@ def test_finished_games_are_listed(game, players, clients):
     page = clients["bernd"].get("/games/finished/")
     assert [g["id"] for g in page.context["games"]] == [game.pk]
     assert "Won" in page.content.decode()
+
+
+def test_the_page_title_counts_the_games_waiting_for_you(game, clients):
+    name, client, other = on_turn(game, clients)
+    assert "<title>(1) Your turn · Lobby — Shanghaien</title>" in client.get("/").content.decode()
+    assert "<title>Lobby — Shanghaien</title>" in clients[other].get("/").content.decode()
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert f'data-game-id="{game.pk}"' in page and 'src="/static/js/live.js"' in page

@@ -1,0 +1,188 @@
+"""The game and lobby websockets: thin adapters between the protocol and games.services.
+
+The protocol is described in docs/protocol.md. Group messages carry only a version;
+each connection builds its own viewer's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+
+from channels.db import aclose_old_connections, database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from . import services
+from .broadcast import game_group, user_group
+from .errors import BadRequest, ServiceError
+from .models import Game
+from .serializers import game_json, invitation_json
+
+MAX_FRAME = 16 * 1024
+COMMANDS_PER_SECOND = 20
+
+# Close codes sent before accepting (the client sees a refused handshake).
+NOT_AUTHENTICATED = 4401
+NOT_FOUND = 4404
+
+
+class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
+    """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type."""
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None:
+            return await self.send_error("bad_frame", "Send text frames of JSON.")
+        if len(text_data.encode()) > MAX_FRAME:
+            return await self.send_error("too_large", f"Frames are at most {MAX_FRAME} bytes.")
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            return await self.send_error("malformed_json", "The frame is not valid JSON.")
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            return await self.send_error("bad_request", "A message is an object with a 'type'.")
+        await self.receive_json(content)
+
+    async def send_error(self, code: str, message: str, client_id=None) -> None:
+        error = {"type": "error", "code": code, "message": message}
+        if isinstance(client_id, str):
+            error["client_id"] = client_id
+        await self.send_json(error)
+
+
+class GameConsumer(JsonProtocolConsumer):
+    async def connect(self):
+        self.user = self.scope["user"]
+        if not self.user.is_authenticated:
+            return await self.close(code=NOT_AUTHENTICATED)
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        await aclose_old_connections()
+        self.seat = await self._seat()
+        if self.seat is False:
+            return await self.close(code=NOT_FOUND)
+        self.sent_version = -1
+        self.recent = deque()
+        await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
+        await self.accept()
+        await self.send_state()
+
+    async def disconnect(self, code):
+        if hasattr(self, "sent_version"):
+            await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+
+    @database_sync_to_async
+    def _seat(self):
+        """The user's seat, None for a watcher, False if there is no such game."""
+        game = Game.objects.filter(pk=self.game_id).prefetch_related("seats").first()
+        return False if game is None else game.seat_of(self.user)
+
+    @database_sync_to_async
+    def _game_json(self):
+        return game_json(services.get_game(self.game_id), self.user)
+
+    async def send_state(self, force: bool = True) -> None:
+        await aclose_old_connections()
+        game = await self._game_json()
+        if not force and game["version"] <= self.sent_version:
+            return  # this connection has it already
+        self.sent_version = game["version"]
+        await self.send_json({"type": "state", "version": game["version"], "game": game})
+
+    async def receive_json(self, content, **kwargs):
+        kind = content["type"]
+        if kind == "sync":
+            return await self.send_state()
+        if kind == "command":
+            return await self.command(content)
+        await self.send_error("unknown_type", f"Unknown message type {kind!r}: command or sync.")
+
+    def _rate_limited(self) -> bool:
+        now = time.monotonic()
+        while self.recent and now - self.recent[0] > 1.0:
+            self.recent.popleft()
+        if len(self.recent) >= COMMANDS_PER_SECOND:
+            return True
+        self.recent.append(now)
+        return False
+
+    async def command(self, content):
+        client_id = content.get("client_id")
+        if self._rate_limited():
+            return await self.send_error(
+                "rate_limited", f"At most {COMMANDS_PER_SECOND} commands a second.", client_id
+            )
+        if self.seat is None:
+            return await self.send_error(
+                "read_only", "You are watching this game: only its players can move.", client_id
+            )
+        unknown = set(content) - {"type", "command", "expected_version", "client_id"}
+        try:
+            if unknown:
+                raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
+            await aclose_old_connections()
+            outcome = await database_sync_to_async(services.do_command)(
+                self.game_id,
+                self.user,
+                content.get("command"),
+                content.get("expected_version"),
+                client_id,
+            )
+        except ServiceError as error:
+            return await self.send_error(error.code, error.message, client_id)
+        await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
+
+    async def game_updated(self, event):
+        if event["version"] > self.sent_version:
+            await self.send_state(force=False)
+
+
+class LobbyConsumer(JsonProtocolConsumer):
+    async def connect(self):
+        self.user = self.scope["user"]
+        if not self.user.is_authenticated:
+            return await self.close(code=NOT_AUTHENTICATED)
+        self.group = user_group(self.user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "hello", "your_turn": await self._waiting()})
+
+    async def disconnect(self, code):
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        if content["type"] == "ping":
+            return await self.send_json({"type": "pong"})
+        await self.send_error("unknown_type", "The lobby socket only listens; send 'ping'.")
+
+    @database_sync_to_async
+    def _waiting(self) -> int:
+        return Game.objects.filter(status=Game.Status.ACTIVE, to_move=self.user).count()
+
+    @database_sync_to_async
+    def _to_move(self, game_id) -> bool:
+        return Game.objects.filter(pk=game_id, to_move=self.user).exists()
+
+    async def lobby_games_changed(self, event):
+        await aclose_old_connections()
+        game_id, waiting = event["game"], await self._waiting()
+        if await self._to_move(game_id):
+            await self.send_json({"type": "your_turn", "game": game_id, "your_turn": waiting})
+        await self.send_json({"type": "games_changed", "game": game_id, "your_turn": waiting})
+
+    @database_sync_to_async
+    def _invitation(self, pk):
+        from .models import Invitation
+
+        invitation = Invitation.objects.select_related("from_user", "to_user").get(pk=pk)
+        return invitation_json(invitation)
+
+    async def lobby_invitation(self, event):
+        await aclose_old_connections()
+        await self.send_json(
+            {
+                "type": "invitation",
+                "event": event["event"],
+                "invitation": await self._invitation(event["invitation"]),
+            }
+        )

@@ -1,0 +1,55 @@
+// Live updates for the server-rendered pages: the page title counts the games waiting
+// for you, the lobby refreshes itself, and a game page reloads when the game moves on.
+const RETRY_MAX_MS = 30000;
+
+function socketUrl(path) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}`;
+}
+
+// Keeps a socket open, reconnecting with exponential backoff and a little jitter.
+function keepOpen(path, onMessage) {
+  let delay = 500;
+  const open = () => {
+    const ws = new WebSocket(socketUrl(path));
+    ws.addEventListener("open", () => { delay = 500; });
+    ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
+    ws.addEventListener("close", (event) => {
+      if (event.code === 4401 || event.code === 4404) return; // will never succeed
+      setTimeout(open, delay + Math.random() * 250);
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
+    });
+  };
+  open();
+}
+
+const baseTitle = document.title.replace(/^\(\d+\) Your turn · /, "");
+
+function showWaiting(count) {
+  document.title = count > 0 ? `(${count}) Your turn · ${baseTitle}` : baseTitle;
+}
+
+async function refreshLobby() {
+  const lobby = document.getElementById("lobby");
+  if (!lobby) return;
+  const response = await fetch(location.href, { headers: { "X-Requested-With": "fetch" } });
+  if (!response.ok) return;
+  const page = new DOMParser().parseFromString(await response.text(), "text/html");
+  const fresh = page.getElementById("lobby");
+  if (fresh) lobby.replaceWith(fresh);
+}
+
+if (document.body.dataset.user) {
+  keepOpen("/ws/lobby/", (message) => {
+    if ("your_turn" in message) showWaiting(message.your_turn);
+    if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
+  });
+}
+
+const board = document.querySelector("[data-game-id]");
+if (board) {
+  const shown = Number(board.dataset.version);
+  keepOpen(`/ws/games/${board.dataset.gameId}/`, (message) => {
+    if (message.type === "state" && message.version > shown) location.reload();
+  });
+}

@@ -1,0 +1,175 @@
+"""Two Daphne processes sharing PostgreSQL and Redis: one player on each, a whole game.
+
+Runs where DATABASE_URL is PostgreSQL and REDIS_URL is set (CI's second suite).
+"""
+
+import asyncio
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+import websockets
+from django.db import connection
+
+from accounts.models import ApiToken
+
+from ..conftest import uses_postgres
+from .conftest import session_cookie
+from .protocol import check
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not (uses_postgres() and os.environ.get("REDIS_URL")),
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL): CI's second suite",
+    ),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    port = db.get("PORT") or 5432
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{port}/{db['NAME']}"
+
+
+@pytest.fixture
+def servers(players):
+    """Two Daphne processes on the test database; their URLs."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "DJANGO_SETTINGS_MODULE": "shanghaien.settings",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+    }
+    procs, urls = [], []
+    for _ in range(2):
+        port = free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "shanghaien.asgi:application",
+        ]
+        procs.append(
+            subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+        )
+        urls.append(f"http://127.0.0.1:{port}")
+    try:
+        for url, proc in zip(urls, procs, strict=True):
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/", timeout=2).read()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(proc.stderr.read().decode()[-2000:]) from None
+                    time.sleep(0.2)
+        yield urls
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def api(url, token, path, body=None):
+    request = urllib.request.Request(
+        url + path,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="GET" if body is None else "POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, json.loads(response.read())
+
+
+async def play(url, cookie, game_id, seed):
+    ws_url = url.replace("http", "ws") + f"/ws/games/{game_id}/"
+    rng = random.Random(seed)
+    received = 0
+    async with websockets.connect(
+        ws_url, origin=url, additional_headers={"Cookie": cookie}, open_timeout=10
+    ) as ws:
+        pending = command = None
+        while True:
+            message = check(json.loads(await asyncio.wait_for(ws.recv(), timeout=20)))
+            received += 1
+            if message["type"] == "error" and message["code"] == "rate_limited":
+                await asyncio.sleep(0.2)  # wait, then retry the same command
+                await ws.send(json.dumps(command))
+                continue
+            assert message["type"] != "error", message
+            if message["type"] != "state":
+                continue
+            view = message["game"]["view"]
+            if view["status"] == "finished":
+                return message, received
+            if view["turn"] == "me" and pending != message["version"]:
+                pending = message["version"]
+                command = {
+                    "type": "command",
+                    "command": rng.choice([c for c in view["legal"] if c["type"] != "resign"]),
+                    "expected_version": message["version"],
+                    "client_id": str(uuid.uuid4()),
+                }
+                await ws.send(json.dumps(check(command, "client")))
+
+
+@pytest.fixture
+def credentials(players):
+    tokens = {name: ApiToken.issue(players[name], "test")[1] for name in ("anna", "bernd")}
+    cookies = {name: session_cookie(players[name]) for name in ("anna", "bernd")}
+    return tokens, cookies
+
+
+async def test_a_whole_game_across_two_daphne_processes(servers, credentials):
+    tokens, cookies = credentials
+    a_url, b_url = servers
+    loop = asyncio.get_running_loop()
+    status, invitation = await loop.run_in_executor(
+        None, api, a_url, tokens["anna"], "/api/invitations/", {"to": "bernd", "extra_wild": True}
+    )
+    assert status == 201
+    status, accepted = await loop.run_in_executor(
+        None, api, b_url, tokens["bernd"], f"/api/invitations/{invitation['id']}/accept/", {}
+    )
+    assert status == 201
+    game_id = accepted["game"]
+    (anna_final, anna_count), (bernd_final, bernd_count) = await asyncio.wait_for(
+        asyncio.gather(
+            play(a_url, cookies["anna"], game_id, 1), play(b_url, cookies["bernd"], game_id, 2)
+        ),
+        timeout=180,
+    )
+    a, b = anna_final["game"]["view"]["result"], bernd_final["game"]["view"]["result"]
+    assert a["me"] == b["opponent"] and a["opponent"] == b["me"]
+    assert anna_final["version"] == bernd_final["version"]
+    # Each side saw the other's moves pushed through the other server.
+    assert anna_count > 60 and bernd_count > 60
