@@ -3,7 +3,31 @@
 from __future__ import annotations
 
 from . import rules
-from .models import Game, Invitation
+from .models import Command, Event, Game, Invitation
+from .narrate import describe_events
+
+RECENT_COMMANDS = 6
+
+
+def recent_actions(game: Game, side: int) -> list[dict]:
+    """The last commands in words, newest first, each told from ``side``'s point of view."""
+    commands = list(
+        Command.objects.filter(game=game)
+        .order_by("-version")
+        .values("seat", "version")[: RECENT_COMMANDS + 1]
+    )
+    if not commands:
+        return []
+    floor = commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
+    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq")
+    by_seq = [(e.seq, e.as_rules_event()) for e in events]
+    actions = []
+    for i, command in enumerate(commands[:RECENT_COMMANDS]):
+        after = commands[i + 1]["version"] if i + 1 < len(commands) else floor
+        told = describe_events([e for seq, e in by_seq if after < seq <= command["version"]])
+        if told:
+            actions.append({"by": "me" if command["seat"] == side else "opponent", "text": told})
+    return actions
 
 
 def game_json(game: Game, user) -> dict:
@@ -26,6 +50,7 @@ def game_json(game: Game, user) -> dict:
         "players": {"me": names[side], "opponent": names[1 - side]},
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
+        "recent": recent_actions(game, side),
         "view": view,
     }
 

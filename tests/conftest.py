@@ -1,12 +1,26 @@
 """Shared fixtures. Test databases come from DATABASE_URL (SQLite unless it is set)."""
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 
 def uses_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings():
+    # A file, not SQLite's in-memory default, so that a Daphne process started by the
+    # browser tests can open the same test database.
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        name = Path(tempfile.gettempdir()) / f"shanghaien-test-{os.getpid()}.sqlite3"
+        db.setdefault("TEST", {})["NAME"] = str(name)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,5 +1,5 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
-// for you, the lobby refreshes itself, and a game page reloads when the game moves on.
+// for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
 const RETRY_MAX_MS = 30000;
 
 function socketUrl(path) {
@@ -8,13 +8,17 @@ function socketUrl(path) {
 }
 
 // Keeps a socket open, reconnecting with exponential backoff and a little jitter.
-function keepOpen(path, onMessage) {
+export function keepOpen(path, onMessage, onStatus = () => {}) {
   let delay = 500;
   const open = () => {
     const ws = new WebSocket(socketUrl(path));
-    ws.addEventListener("open", () => { delay = 500; });
-    ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data)));
+    ws.addEventListener("open", () => {
+      delay = 500;
+      onStatus("open", ws);
+    });
+    ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data), ws));
     ws.addEventListener("close", (event) => {
+      onStatus("closed", ws);
       if (event.code === 4401 || event.code === 4404) return; // will never succeed
       setTimeout(open, delay + Math.random() * 250);
       delay = Math.min(delay * 2, RETRY_MAX_MS);
@@ -43,13 +47,5 @@ if (document.body.dataset.user) {
   keepOpen("/ws/lobby/", (message) => {
     if ("your_turn" in message) showWaiting(message.your_turn);
     if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
-  });
-}
-
-const board = document.querySelector("[data-game-id]");
-if (board) {
-  const shown = Number(board.dataset.version);
-  keepOpen(`/ws/games/${board.dataset.gameId}/`, (message) => {
-    if (message.type === "state" && message.version > shown) location.reload();
   });
 }

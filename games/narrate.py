@@ -1,0 +1,52 @@
+"""Events in words: "rolled 2 and 5", "used Die ±1: 5 → 4", "placed a 4"."""
+
+from __future__ import annotations
+
+from .rules import CARDS
+from .text import ACTION_NAMES
+
+REASONS = {
+    "completed": "the eighth round ended",
+    "resignation": "resigned",
+}
+
+
+def card_name(card_id: str) -> str:
+    card = CARDS[card_id]
+    if card.kind == "sailor":
+        return f"{card.nation.title()} {card.value}"
+    return f"trick card {card_id} ({ACTION_NAMES[card.action]})"
+
+
+def describe_event(event: dict) -> str | None:
+    """A short phrase for one event, None for events that need no words of their own."""
+    kind = event["type"]
+    if kind == "rolled":
+        a, b = event["dice"]
+        return f"rolled {a} and {b}"
+    if kind == "direction_chosen":
+        return f"put number 1 at the {event['one_at']} end"
+    if kind == "placed":
+        values = event["values"]
+        if len(values) == 2:
+            return f"placed the {values[0]} and the {values[1]}"
+        return f"placed the {values[0]}"
+    if kind == "trick_played":
+        name = ACTION_NAMES[event["half"]]
+        if event["half"] == "wild":
+            return f"used {name}: a wild {event['nation'].title()} sailor"
+        if event["half"] == "adjust":
+            sign = "+1" if event["delta"] > 0 else "−1"
+            return f"used {name} ({sign} on die {event['die'] + 1})"
+        return f"used {name}"
+    if kind == "shanghai_called":
+        return "called Shanghai!"
+    if kind == "game_ended":
+        return "resigned" if event["reason"] == "resignation" else None
+    return None  # game_started, round_started: the board shows them
+
+
+def describe_events(events: list[dict]) -> str:
+    """One player's command in words, e.g. "rolled 2 and 5, used Roll again, rolled 6 and 6"."""
+    phrases = [p for p in (describe_event(e) for e in events) if p]
+    return ", ".join(phrases)

@@ -1,0 +1,191 @@
+// The game board: renders the game JSON pushed over /ws/games/<id>/ and sends the
+// player's clicks as commands (docs/protocol.md). Rendering lives in board-render.js.
+import { keepOpen } from "./live.js";
+import {
+  controlsHtml,
+  recentHtml,
+  resultHtml,
+  roundEndHtml,
+  scoreTableHtml,
+  showsRoundEnd,
+  statusHtml,
+  tavernHtml,
+} from "./board-render.js";
+
+const root = document.getElementById("board");
+const initial = JSON.parse(document.getElementById("game-data").textContent);
+
+const ui = {
+  game: initial,
+  connection: "connecting",
+  socket: null,
+  pending: null, // client_id of the command in flight
+  chooser: null, // {card, half}: a trick half that needs a follow-up choice
+  overview: null, // id of the open overview window
+  pinned: false, // opened by a click or tap (stays) rather than by hover
+  alert: "",
+};
+
+function render() {
+  const game = ui.game;
+  const view = game.view;
+  root.dataset.version = game.version;
+  root.dataset.phase = view.phase;
+  root.dataset.turn = view.turn ?? "none";
+  root.dataset.status = view.status;
+  root.dataset.pending = ui.pending ? "true" : "false";
+  root.innerHTML = `
+    <header class="board-head">
+      <h1><span class="me">${escapeName(game.players.me)}</span> vs
+        <span class="opponent">${escapeName(game.players.opponent)}</span></h1>
+      <div class="status" role="status" aria-live="polite">${statusHtml(game, ui)}</div>
+      <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${escapeName(ui.alert)}</p>
+    </header>
+    ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
+    ${view.status === "finished" ? "" : tavernHtml(game)}
+    ${controlsHtml(game, ui)}
+    ${resultHtml(game)}
+    ${scoreTableHtml(game, ui)}
+    ${recentHtml(game)}
+    ${!game.watching && view.status === "active"
+      ? `<p class="resign-row"><button type="button" class="secondary" data-action="resign">Resign</button></p>` : ""}`;
+}
+
+function escapeName(text) {
+  const span = document.createElement("span");
+  span.textContent = text;
+  return span.innerHTML;
+}
+
+// -- talking to the server ---------------------------------------------------------------
+
+function send(command) {
+  if (!ui.socket || ui.socket.readyState !== WebSocket.OPEN) {
+    ui.alert = "Not connected: reconnecting, please try again in a moment.";
+    render();
+    return;
+  }
+  const clientId = crypto.randomUUID();
+  ui.pending = clientId;
+  ui.alert = "";
+  ui.chooser = null;
+  ui.socket.send(JSON.stringify({
+    type: "command", command, expected_version: ui.game.version, client_id: clientId,
+  }));
+  render();
+}
+
+function onMessage(message, socket) {
+  if (message.type === "state") {
+    if (message.version < ui.game.version) return; // an older push overtaken by a newer one
+    ui.game = message.game;
+    if (ui.chooser && ui.game.view.phase !== "placement") ui.chooser = null;
+  } else if (message.type === "ack") {
+    if (message.client_id !== ui.pending) return;
+    ui.pending = null;
+    if (message.version > ui.game.version) return; // the new state is on its way
+  } else if (message.type === "error") {
+    if (message.client_id && message.client_id === ui.pending) ui.pending = null;
+    ui.alert = message.message;
+    if (message.code === "stale_version") socket.send(JSON.stringify({ type: "sync" }));
+  }
+  render();
+}
+
+function onStatus(status, socket) {
+  ui.connection = status;
+  ui.socket = status === "open" ? socket : null;
+  if (status !== "open" && ui.pending) {
+    // The answer may be lost; the state sent on reconnect shows whether the move landed.
+    ui.pending = null;
+  }
+  render();
+}
+
+// -- clicks ------------------------------------------------------------------------------
+
+function legalFor(match) {
+  return ui.game.view.legal.filter((c) => Object.entries(match).every(([k, v]) => c[k] === v));
+}
+
+function openOverview(id, pinned) {
+  ui.overview = id;
+  ui.pinned = pinned;
+  render();
+  if (pinned) root.querySelector(`[data-overview="${id}"]`)?.focus();
+}
+
+function closeOverview() {
+  if (!ui.overview) return;
+  ui.overview = null;
+  ui.pinned = false;
+  render();
+}
+
+root.addEventListener("click", (event) => {
+  if (event.target.closest(".overview")) {
+    closeOverview(); // a tap anywhere on an overview window closes it
+    return;
+  }
+  const target = event.target.closest("button");
+  if (!target || target.disabled) return;
+  const data = target.dataset;
+  if (data.overview) {
+    if (ui.overview === data.overview && ui.pinned) closeOverview();
+    else openOverview(data.overview, true);
+    return;
+  }
+  if (data.action === "resign") {
+    if (window.confirm("Resign this game? Your opponent wins.")) send({ type: "resign" });
+  } else if (data.action) {
+    send({ type: data.action });
+  } else if (data.oneAt) {
+    send({ type: "direction", one_at: data.oneAt });
+  } else if (data.die !== undefined) {
+    send({ type: "place", die: Number(data.die) });
+  } else if (data.half) {
+    const options = legalFor({ type: "trick", card: data.card, half: data.half });
+    if (options.length === 1 && (data.half === "both" || data.half === "reroll")) send(options[0]);
+    else if (options.length) {
+      ui.chooser = { card: data.card, half: data.half };
+      render();
+      root.querySelector(".chooser button")?.focus();
+    }
+  } else if (data.choice !== undefined) {
+    const options = legalFor({ type: "trick", card: ui.chooser.card, half: ui.chooser.half });
+    send(options[Number(data.choice)]);
+  } else if (data.cancel !== undefined) {
+    ui.chooser = null;
+    render();
+  }
+});
+
+// Overview windows open on hover and on keyboard focus; a click or tap pins them.
+root.addEventListener("mouseover", (event) => {
+  const target = event.target.closest("[data-overview]");
+  if (target && ui.overview !== target.dataset.overview && !ui.pinned) {
+    openOverview(target.dataset.overview, false);
+  }
+});
+root.addEventListener("mouseout", (event) => {
+  const from = event.target.closest("[data-overview], .overview");
+  const to = event.relatedTarget && event.relatedTarget.closest?.("[data-overview], .overview");
+  if (from && !to && !ui.pinned) closeOverview();
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    closeOverview();
+    if (ui.chooser) {
+      ui.chooser = null;
+      render();
+    }
+  }
+});
+document.addEventListener("click", (event) => {
+  // A click elsewhere on the page closes an open overview (a target the board has
+  // just re-rendered is no longer connected: that click was the board's own).
+  if (ui.overview && event.target.isConnected && !root.contains(event.target)) closeOverview();
+});
+
+render();
+keepOpen(`/ws/games/${root.dataset.gameId}/`, onMessage, onStatus);

@@ -1,0 +1,266 @@
+"""The board in Chromium: whole games played only by clicking, a phone tapping, overviews."""
+
+import random
+import re
+
+import pytest
+
+from games import services
+
+from .helpers import (
+    api_command,
+    board,
+    in_thread,
+    log_in_by_cookie,
+    sign_up,
+    version,
+    wait_for_version_above,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def act(page, rng, shots, screenshot):
+    """Make one click of the player on turn; return True if it sent a command."""
+    state = board(page)
+    if state["phase"] == "turn":
+        if page.locator(".round-end").count() and "round-end" not in shots:
+            shots.add("round-end")
+            screenshot(page, "round-end-arrows")
+        roll = page.locator('[data-action="roll"]')
+        shanghai = page.locator('[data-action="shanghai"]')
+        if shanghai.is_enabled() and (not roll.is_enabled() or rng.random() < 0.7):
+            shanghai.click()
+        else:
+            roll.click()
+    elif state["phase"] == "direction":
+        if "captains" not in shots:
+            shots.add("captains")
+            screenshot(page, "round-start-captains")
+        page.locator(f'[data-one-at="{rng.choice(["left", "right"])}"]').click()
+    elif state["phase"] == "placement":
+        halves = page.locator(".trick-card .half:enabled")
+        if halves.count() and rng.random() < 0.6:
+            if "tricks" not in shots:
+                shots.add("tricks")
+                screenshot(page, "pending-roll-with-tricks")
+            halves.nth(rng.randrange(halves.count())).click()
+            choices = page.locator(".chooser button[data-choice]")
+            if choices.count():
+                choices.nth(rng.randrange(choices.count())).click()
+        else:
+            dice = page.locator("button[data-die]:enabled")
+            dice.nth(rng.randrange(dice.count())).click()
+
+
+def test_two_players_sign_up_invite_and_play_a_whole_game_by_clicking(
+    asgi_server, browser, screenshot
+):
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    anna, bernd = (context.new_page() for context in contexts)
+    errors = []
+    for page in (anna, bernd):
+        page.on("pageerror", lambda error: errors.append(str(error)))
+    sign_up(anna, asgi_server, "anna")
+    sign_up(bernd, asgi_server, "bernd")
+
+    # bernd waits in the lobby; anna's invitation appears there without a reload.
+    anna.fill("#id_to", "bernd")
+    anna.check("#id_extra_wild")
+    with anna.expect_navigation():
+        anna.click("text=Send invitation")
+    bernd.wait_for_selector("text=anna invites you", timeout=10000)
+    with bernd.expect_navigation():
+        bernd.click(".invitation >> text=Accept")
+    assert "/games/" in bernd.url
+    anna.wait_for_selector("a:has-text('Open game')", timeout=10000)  # the lobby updated live
+    with anna.expect_navigation():
+        anna.click("a:has-text('Open game')")
+    for page in (anna, bernd):
+        page.wait_for_selector("#board .status p")
+        page.evaluate("window.notReloaded = true")
+
+    rng, shots = random.Random(7), set()
+    for _ in range(600):
+        if board(anna)["status"] == "finished" and board(bernd)["status"] == "finished":
+            break
+        actor, other = (anna, bernd) if board(anna)["turn"] == "me" else (bernd, anna)
+        assert board(actor)["turn"] == "me", "neither board says it is my turn"
+        before = version(actor)
+        act(actor, rng, shots, screenshot)
+        wait_for_version_above(actor, before)
+        new = version(actor)
+        other.wait_for_function(
+            "v => Number(document.getElementById('board').dataset.version) >= v", arg=new
+        )
+    else:
+        raise AssertionError("the game did not end")
+
+    assert errors == []
+    assert {"captains", "tricks", "round-end"} <= shots
+    for page in (anna, bernd):
+        assert page.evaluate("window.notReloaded") is True  # every update came by websocket
+        page.wait_for_selector(".result")
+    screenshot(anna, "final-score")
+    anna_totals = anna.locator(".result .total").all_inner_texts()
+    bernd_totals = bernd.locator(".result .total").all_inner_texts()
+    assert anna_totals == list(reversed(bernd_totals))
+    assert "Game over" in anna.inner_text(".status")
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def game_between(django_user_model):
+    def make(extra_wild=False):
+        anna = django_user_model.objects.create_user("anna", password="x")
+        bernd = django_user_model.objects.create_user("bernd", password="x")
+        invitation = in_thread(services.do_invite, anna, to="bernd", extra_wild=extra_wild)
+        game = in_thread(services.do_accept_invitation, invitation.pk, bernd)
+        return game, anna, bernd
+
+    return make
+
+
+def phone(browser):
+    return browser.new_context(
+        viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True
+    )
+
+
+def test_a_phone_plays_a_few_turns_by_tapping(asgi_server, browser, game_between, screenshot):
+    game, anna, bernd = game_between()
+    contexts, pages = [], {}
+    for user in (anna, bernd):
+        context = phone(browser)
+        log_in_by_cookie(context, asgi_server, user)
+        page = context.new_page()
+        page.goto(f"{asgi_server}/games/{game.pk}/")
+        page.wait_for_selector("#board .status p")
+        contexts.append(context)
+        pages[user.username] = page
+    rng = random.Random(3)
+    for turn in range(12):
+        actor = next(p for p in pages.values() if board(p)["turn"] == "me")
+        before = version(actor)
+        state = board(actor)["phase"]
+        if state == "turn":
+            actor.locator('[data-action="roll"]').tap()
+        elif state == "direction":
+            actor.locator('[data-one-at="left"]').tap()
+        else:
+            actor.locator("button[data-die]:enabled").nth(rng.randrange(2)).tap()
+        wait_for_version_above(actor, before)
+        if turn == 4:
+            screenshot(actor, "phone-board")
+    for page in pages.values():
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert version(page) >= 14
+    for context in contexts:
+        context.close()
+
+
+def test_overview_windows_open_on_hover_and_on_tap(asgi_server, browser, game_between, screenshot):
+    game, anna, _ = game_between()
+    desktop = browser.new_context(viewport={"width": 1280, "height": 900})
+    log_in_by_cookie(desktop, asgi_server, anna)
+    page = desktop.new_page()
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    page.wait_for_selector("#board .score-table")
+    window = page.locator("#overview-to-come")
+    assert window.is_hidden()
+    page.hover('[data-overview="to-come"]')
+    window.wait_for(state="visible")
+    assert "Dirty tricks" in window.inner_text()
+    screenshot(page, "overview-hover")
+    page.mouse.move(5, 5)
+    window.wait_for(state="hidden")
+    page.hover('[data-overview="points"]')
+    page.locator("#overview-points").wait_for(state="visible")
+    desktop.close()
+
+    touch = phone(browser)
+    log_in_by_cookie(touch, asgi_server, anna)
+    page = touch.new_page()
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    page.wait_for_selector("#board .score-table")
+    page.locator('[data-overview="mine"]').tap()
+    page.locator("#overview-mine").wait_for(state="visible")
+    assert page.get_attribute('[data-overview="mine"]', "aria-expanded") == "true"
+    screenshot(page, "overview-tap")
+    page.locator("#overview-mine").tap()  # tapping the window closes it
+    page.locator("#overview-mine").wait_for(state="hidden")
+    touch.close()
+
+
+def open_board(browser, base_url, user, game):
+    context = browser.new_context()
+    log_in_by_cookie(context, base_url, user)
+    page = context.new_page()
+    return context, page
+
+
+def relay(page, dropped):
+    """Route the game socket through the test: it can drop pushes or cut the line."""
+    sockets = []
+
+    def handler(ws):
+        server = ws.connect_to_server()
+        sockets.append(ws)
+
+        def from_server(message):
+            if dropped["on"] and '"type": "state"' in message:
+                dropped["count"] += 1
+                return
+            ws.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(lambda message: server.send(message))
+
+    page.route_web_socket(re.compile(r"/ws/games/\d+/$"), handler)
+    return sockets
+
+
+def test_a_rejected_command_shows_its_message_and_the_board_resyncs(
+    asgi_server, browser, game_between
+):
+    game, anna, bernd = game_between()
+    mover = anna if game.to_move_id == anna.pk else bernd
+    context, page = open_board(browser, asgi_server, mover, game)
+    dropped = {"on": False, "count": 0}
+    relay(page, dropped)
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    page.wait_for_selector('#board[data-turn="me"] [data-action="roll"]:enabled')
+    dropped["on"] = True
+    api_command(asgi_server, mover, game, {"type": "roll"}, "elsewhere")
+    for _ in range(200):
+        if dropped["count"]:
+            break
+        page.wait_for_timeout(50)
+    assert dropped["count"], "the push was never seen"
+    dropped["on"] = False
+    assert version(page) == game.version  # the board missed the push: it is stale
+    page.click('[data-action="roll"]')
+    alert = page.locator("#board .alert")
+    alert.wait_for(state="visible")
+    assert "The game is at version 3, not 2" in alert.inner_text()
+    wait_for_version_above(page, game.version)  # it asked for a sync and got the new state
+    assert board(page)["phase"] in ("direction", "placement")
+    context.close()
+
+
+def test_a_dropped_connection_reconnects_and_catches_up(asgi_server, browser, game_between):
+    game, anna, bernd = game_between()
+    mover = anna if game.to_move_id == anna.pk else bernd
+    watcher = bernd if mover == anna else anna
+    context, page = open_board(browser, asgi_server, watcher, game)
+    sockets = relay(page, {"on": False, "count": 0})
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    page.wait_for_selector("#board .status p")
+    sockets[0].close()
+    page.wait_for_selector("#board .connection")  # "Reconnecting…"
+    api_command(asgi_server, mover, game, {"type": "roll"}, "away")
+    wait_for_version_above(page, game.version)
+    page.wait_for_selector("#board .connection", state="detached")
+    assert len(sockets) >= 2
+    context.close()

@@ -1,0 +1,50 @@
+import pytest
+
+from games import services
+from games.narrate import describe_events
+from games.serializers import game_json
+
+from .conftest import on_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def test_commands_in_words():
+    assert describe_events([{"type": "rolled", "seat": 0, "dice": [2, 5]}]) == "rolled 2 and 5"
+    assert (
+        describe_events(
+            [
+                {"type": "trick_played", "seat": 0, "card": "T7", "half": "reroll"},
+                {"type": "rolled", "seat": 0, "dice": [6, 6]},
+            ]
+        )
+        == "used Roll again, rolled 6 and 6"
+    )
+    assert (
+        describe_events(
+            [
+                {
+                    "type": "trick_played",
+                    "seat": 1,
+                    "card": "T1",
+                    "half": "adjust",
+                    "die": 1,
+                    "delta": -1,
+                }
+            ]
+        )
+        == "used Die ±1 (−1 on die 2)"
+    )
+    assert describe_events([{"type": "placed", "seat": 0, "values": [3, 4]}]) == (
+        "placed the 3 and the 4"
+    )
+
+
+def test_the_game_json_tells_the_recent_actions_from_each_side(game, clients, players):
+    name, _, other = on_turn(game, clients)
+    services.do_command(game.pk, players[name], {"type": "roll"}, game.version, "a")
+    game.refresh_from_db()
+    mine = game_json(game, players[name])["recent"]
+    theirs = game_json(game, players[other])["recent"]
+    assert mine[0]["by"] == "me" and theirs[0]["by"] == "opponent"
+    assert mine[0]["text"].startswith("rolled ")
