@@ -15,7 +15,12 @@ class SignupForm(UserCreationForm):
 class PreferencesForm(forms.ModelForm):
     class Meta:
         model = User
-        fields = ("email", "email_on_turn")
+        fields = ("email", "email_on_turn", "daily_digest", "email_reminders")
+
+
+class HolidayForm(forms.Form):
+    start = forms.DateField(label="First day away", widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label="Last day away", widget=forms.DateInput(attrs={"type": "date"}))
 
 
 class TokenForm(forms.Form):

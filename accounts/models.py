@@ -21,6 +21,17 @@ class User(AbstractUser):
         help_text="At most one email per game and turn.",
     )
 
+    daily_digest = models.BooleanField(
+        "one email a day instead",
+        default=False,
+        help_text="A daily list of the games waiting for you, instead of one email per turn.",
+    )
+    email_reminders = models.BooleanField(
+        "deadline reminders",
+        default=True,
+        help_text="One email when a fifth of your time to move is left.",
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
@@ -60,3 +71,25 @@ class ApiToken(models.Model):
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token = cls.objects.create(user=user, name=name, digest=hash_token(raw), hint=raw[:8])
         return token, raw
+
+
+HOLIDAY_DAYS_PER_YEAR = 30
+
+
+class Holiday(models.Model):
+    """An away period in whole days (UTC): the player's deadlines pause during it."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="holidays")
+    start = models.DateField(help_text="first day away")
+    end = models.DateField(help_text="last day away")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["start"]
+
+    def __str__(self):
+        return f"{self.user} away {self.start} – {self.end}"
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days + 1

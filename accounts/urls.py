@@ -7,5 +7,7 @@ urlpatterns = [
     path("accounts/preferences/", views.preferences, name="preferences"),
     path("accounts/tokens/", views.create_token, name="create_token"),
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
+    path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
+    path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
     path("users/<str:username>/", views.profile, name="profile"),
 ]

@@ -4,10 +4,12 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from games.errors import ServiceError
 from games.queries import games_for, record_of
 from games.serializers import game_summary
 
-from .forms import PreferencesForm, SignupForm, TokenForm
+from .forms import HolidayForm, PreferencesForm, SignupForm, TokenForm
+from .holidays import do_cancel_holiday, do_declare_holiday
 from .models import ApiToken, User
 
 
@@ -36,6 +38,8 @@ def profile(request, username):
         context["preferences"] = PreferencesForm(instance=person)
         context["tokens"] = person.api_tokens.all()
         context["token_form"] = TokenForm()
+        context["holidays"] = person.holidays.all()
+        context["holiday_form"] = HolidayForm()
     return render(request, "accounts/profile.html", context)
 
 
@@ -68,4 +72,30 @@ def revoke_token(request, pk):
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.delete()
     messages.success(request, f"Token “{token.name}” revoked.")
+    return redirect("profile", username=request.user.username)
+
+
+@login_required
+@require_POST
+def declare_holiday(request):
+    form = HolidayForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Give the first and the last day away.")
+    else:
+        try:
+            do_declare_holiday(request.user, form.cleaned_data["start"], form.cleaned_data["end"])
+        except ServiceError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, "Holiday declared: your deadlines pause while you are away.")
+    return redirect("profile", username=request.user.username)
+
+
+@login_required
+@require_POST
+def cancel_holiday(request, pk):
+    try:
+        do_cancel_holiday(request.user, pk)
+    except ServiceError as error:
+        messages.error(request, error.message)
     return redirect("profile", username=request.user.username)

@@ -14,6 +14,7 @@ from django.http import JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.holidays import do_cancel_holiday, do_declare_holiday
 from accounts.tokens import BadToken, bearer_token, user_for_token
 
 from . import queries, services
@@ -139,7 +140,8 @@ def invitation_cancel(request, pk):
 
 @json_api("GET")
 def games(request):
-    statuses = ("active",) if request.GET.get("status", "active") == "active" else ("finished",)
+    wanted = request.GET.get("status", "active")
+    statuses = ("active",) if wanted == "active" else ("finished", "aborted")
     found = queries.games_for(request.user, statuses)[:200]
     return JsonResponse({"games": [game_summary(g, request.user) for g in found]})
 
@@ -162,6 +164,42 @@ def game_commands(request, pk):
     body = game_json(outcome.game, request.user)
     body["applied"] = {"version": outcome.version, "duplicate": outcome.duplicate}
     return JsonResponse(body)
+
+
+@json_api("POST")
+def game_extend(request, pk):
+    services.do_extend(pk, request.user)
+    return JsonResponse(game_json(services.get_game(pk), request.user))
+
+
+@json_api("POST")
+def game_rematch(request, pk):
+    return JsonResponse(invitation_json(services.do_rematch(pk, request.user)), status=201)
+
+
+@json_api("GET", "POST")
+def holidays(request):
+    if request.method == "POST":
+        holiday = do_declare_holiday(
+            request.user, _field(request.data, "start"), _field(request.data, "end")
+        )
+        return JsonResponse(_holiday_json(holiday), status=201)
+    return JsonResponse({"holidays": [_holiday_json(h) for h in request.user.holidays.all()]})
+
+
+@json_api("POST")
+def holiday_cancel(request, pk):
+    do_cancel_holiday(request.user, pk)
+    return JsonResponse({"cancelled": int(pk)})
+
+
+def _holiday_json(holiday) -> dict:
+    return {
+        "id": holiday.pk,
+        "start": holiday.start.isoformat(),
+        "end": holiday.end.isoformat(),
+        "days": holiday.days,
+    }
 
 
 @json_api("GET", "POST", "PUT", "PATCH", "DELETE")

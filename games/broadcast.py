@@ -33,10 +33,11 @@ def _send(group: str, message: dict) -> None:
         log.exception("broadcast to %s failed", group)
 
 
-def game_changed(game_id: int, version: int) -> None:
+def game_changed(game_id: int, version: int, force: bool = False) -> None:
+    """``force``: something outside the event log changed (the clock, a rematch offer)."""
     from .models import Seat
 
-    _send(game_group(game_id), {"type": "game.updated", "version": version})
+    _send(game_group(game_id), {"type": "game.updated", "version": version, "force": force})
     for user_id in Seat.objects.filter(game_id=game_id).values_list("user_id", flat=True):
         _send(user_group(user_id), {"type": "lobby.games_changed", "game": game_id})
 

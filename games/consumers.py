@@ -64,11 +64,16 @@ class GameConsumer(JsonProtocolConsumer):
         self.recent = deque()
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
         await self.accept()
+        if self.seat is not None:
+            await database_sync_to_async(services.socket_opened)(self.game_id, self.user)
         await self.send_state()
 
     async def disconnect(self, code):
         if hasattr(self, "sent_version"):
             await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+            if self.seat is not None:
+                await aclose_old_connections()
+                await database_sync_to_async(services.socket_closed)(self.game_id, self.user)
 
     @database_sync_to_async
     def _seat(self):
@@ -132,8 +137,8 @@ class GameConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
 
     async def game_updated(self, event):
-        if event["version"] > self.sent_version:
-            await self.send_state(force=False)
+        if event.get("force") or event["version"] > self.sent_version:
+            await self.send_state(force=bool(event.get("force")))
 
 
 class LobbyConsumer(JsonProtocolConsumer):

@@ -44,10 +44,20 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The clock of the player to move: a new turn starts whenever to_move changes.
+    turn_number = models.PositiveIntegerField(default=0)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="before holidays of the player to move are added"
+    )
+    extended = models.BooleanField(default=False, help_text="an extra day was granted this turn")
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
-        indexes = [models.Index(fields=["status", "to_move"])]
+        indexes = [
+            models.Index(fields=["status", "to_move"]),
+            models.Index(fields=["status", "deadline"]),
+        ]
 
     def __str__(self):
         return f"Game {self.pk}"
@@ -72,6 +82,10 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
     )
     seat = models.PositiveSmallIntegerField(choices=[(0, "0"), (1, "1")])
+    # Game sockets this player has open now, and when one last did something: while the
+    # game is open, "your turn" emails are not needed.
+    open_sockets = models.SmallIntegerField(default=0)
+    seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -167,6 +181,9 @@ class Invitation(models.Model):
     game = models.OneToOneField(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="invitation"
     )
+    rematch_of = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="rematches"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 
@@ -177,3 +194,40 @@ class Invitation(models.Model):
     def __str__(self):
         to = self.to_user or "anyone"
         return f"{self.from_user} invites {to} ({self.status})"
+
+
+class Notification(models.Model):
+    """An email to send: an outbox row written in the same transaction as its cause.
+
+    ``key`` makes each notification unique (one per game and turn, one digest a day…),
+    so running the jobs twice, or on two workers at once, never sends one twice.
+    """
+
+    class Kind(models.TextChoices):
+        TURN = "turn", "your turn"
+        REMINDER = "reminder", "deadline reminder"
+        TIMEOUT = "timeout", "game lost or won on time"
+        INVITATION = "invitation", "invitation received"
+        DIGEST = "digest", "daily digest"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    key = models.CharField(max_length=80)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, blank=True, help_text="sent, or why not")
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind", "key"], name="notification_once")
+        ]
+        indexes = [models.Index(fields=["sent_at"])]
+
+    def __str__(self):
+        return f"{self.kind} for {self.user} ({self.key})"

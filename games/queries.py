@@ -11,7 +11,7 @@ def games_for(user, statuses=(Game.Status.ACTIVE,)):
     """A player's games, the ones waiting for them first, then the most recently moved."""
     return (
         Game.objects.filter(seats__user=user, status__in=statuses)
-        .prefetch_related("seats__user")
+        .prefetch_related("seats__user__holidays")
         .annotate(
             waiting=Case(
                 When(to_move=user, then=Value(1)), default=Value(0), output_field=IntegerField()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from . import rules
+from .clock import away, effective_deadline
 from .models import Command, Event, Game, Invitation
 from .narrate import describe_events
 
@@ -51,7 +54,39 @@ def game_json(game: Game, user) -> dict:
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "recent": recent_actions(game, side),
+        "clock": clock_json(game, seats, user, watching),
+        "rematch": rematch_json(game, user),
         "view": view,
+    }
+
+
+def clock_json(game: Game, seats, user, watching: bool) -> dict:
+    deadline = effective_deadline(game)
+    sides = {s.user_id: ("me" if s.user_id == user.pk else "opponent") for s in seats}
+    if watching:
+        sides = {seats[0].user_id: "me", seats[1].user_id: "opponent"}
+    return {
+        "deadline": deadline.isoformat() if deadline else None,
+        "extended": game.extended,
+        "can_extend": bool(
+            not watching
+            and game.status == Game.Status.ACTIVE
+            and game.to_move_id not in (None, user.pk)
+            and not game.extended
+        ),
+        "away": {side: away(user_id) for user_id, side in sides.items()},
+    }
+
+
+def rematch_json(game: Game, user) -> dict | None:
+    offer = game.rematches.order_by("-created_at").select_related("from_user").first()
+    if offer is None:
+        return None
+    return {
+        "invitation": offer.pk,
+        "by": "me" if offer.from_user_id == user.pk else "opponent",
+        "status": offer.status,
+        "game": offer.game_id,
     }
 
 
@@ -60,6 +95,10 @@ def game_summary(game: Game, user) -> dict:
     seats = sorted(game.seats.all(), key=lambda s: s.seat)
     seat = next(s.seat for s in seats if s.user_id == user.pk)
     scores = (game.score0, game.score1)
+    opponent = seats[1 - seat].user
+    mover = next((s.user for s in seats if s.user_id == game.to_move_id), None)
+    deadline = effective_deadline(game, mover.holidays.all()) if mover else None
+    today = timezone.now().date()
     return {
         "id": game.pk,
         "version": game.version,
@@ -80,7 +119,17 @@ def game_summary(game: Game, user) -> dict:
             "opponent": scores[1 - seat],
         },
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
+        "deadline": _iso(deadline),
+        "opponent_away": [
+            {"start": h.start.isoformat(), "end": h.end.isoformat()}
+            for h in opponent.holidays.all()
+            if h.end >= today
+        ],
     }
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None
 
 
 def invitation_json(invitation: Invitation) -> dict:
@@ -93,5 +142,6 @@ def invitation_json(invitation: Invitation) -> dict:
         "message": invitation.message,
         "status": invitation.status,
         "game": invitation.game_id,
+        "rematch_of": invitation.rematch_of_id,
         "created_at": invitation.created_at.isoformat(),
     }

@@ -10,14 +10,17 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from . import broadcast, rules
+from .clock import effective_deadline
 from .errors import BadRequest, Conflict, Forbidden, Illegal, NotFound
-from .models import DAYS_PER_MOVE_CHOICES, Command, Event, Game, Invitation, Seat
+from .models import DAYS_PER_MOVE_CHOICES, Command, Event, Game, Invitation, Notification, Seat
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -60,8 +63,20 @@ def do_invite(user, to=None, extra_wild=False, days_per_move=3, message="") -> I
     fields = check_invitation(user, to, extra_wild, days_per_move, message)
     with transaction.atomic():
         invitation = Invitation.objects.create(from_user=user, **fields)
+        to_user = invitation.to_user
+        if to_user is not None and to_user.email_on_turn and to_user.email:
+            queue(to_user, Notification.Kind.INVITATION, str(invitation.pk))
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
     return invitation
+
+
+def queue(user, kind: str, key: str, game: Game | None = None) -> None:
+    """Write an email to the outbox, once per (user, kind, key); the worker sends it."""
+    try:
+        with transaction.atomic():
+            Notification.objects.create(user=user, kind=kind, key=key, game=game)
+    except IntegrityError:
+        pass  # already queued: at most one
 
 
 def _locked_invitation(invitation_id) -> Invitation:
@@ -98,7 +113,7 @@ def do_accept_invitation(invitation_id, user) -> Game:
             [Seat(game=game, user=player, seat=i) for i, player in enumerate(players)]
         )
         _append_events(game, events, seat=None)
-        _copy_state_fields(game, state, players)
+        _copy_state_fields(game, state, players, now)
         game.save()
         invitation.status = Invitation.Status.ACCEPTED
         invitation.to_user = user
@@ -107,7 +122,15 @@ def do_accept_invitation(invitation_id, user) -> Game:
         invitation.save()
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "accepted"))
         transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version))
+        _tell_old_game(invitation)
     return game
+
+
+def _tell_old_game(invitation: Invitation) -> None:
+    """A rematch offer changed: the finished game's boards show its state."""
+    old = invitation.rematch_of
+    if old is not None:
+        transaction.on_commit(lambda: broadcast.game_changed(old.pk, old.version, force=True))
 
 
 def do_decline_invitation(invitation_id, user) -> Invitation:
@@ -119,6 +142,7 @@ def do_decline_invitation(invitation_id, user) -> Invitation:
         invitation.answered_at = timezone.now()
         invitation.save()
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "declined"))
+        _tell_old_game(invitation)
     return invitation
 
 
@@ -131,6 +155,7 @@ def do_cancel_invitation(invitation_id, user) -> Invitation:
         invitation.answered_at = timezone.now()
         invitation.save()
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "cancelled"))
+        _tell_old_game(invitation)
     return invitation
 
 
@@ -201,10 +226,12 @@ def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
             raise Illegal(error.code, error.message) from None
         for event in events:
             state = rules.evolve(state, event)
+        now = timezone.now()
         _append_events(game, events, seat=seat)
-        _copy_state_fields(game, state, [s.user for s in seats])
-        game.last_move_at = timezone.now()
+        _copy_state_fields(game, state, [s.user for s in seats], now)
+        game.last_move_at = now
         game.save()
+        Seat.objects.filter(game=game, seat=seat).update(seen_at=now)
         Command.objects.create(
             game=game, seat=seat, client_id=client_id, command=command, version=game.version
         )
@@ -224,20 +251,128 @@ def _append_events(game: Game, events: list[dict], seat: int | None) -> None:
     Event.objects.bulk_create(rows)
 
 
-def _copy_state_fields(game: Game, state: rules.GameState, players: list) -> None:
-    """Keep the snapshot and its queryable copies in step with the folded state."""
+def _copy_state_fields(game: Game, state: rules.GameState, players: list, now) -> None:
+    """Keep the snapshot and its queryable copies (turn, clock, result) in step with the state."""
+    previous = game.to_move_id
     game.state = rules.state_to_json(state)
     game.round = max(state.round, 1)
     game.to_move = players[state.turn] if state.turn is not None else None
+    if game.to_move_id != previous:  # a new turn: a new clock
+        game.turn_number += 1
+        game.turn_started_at = now
+        game.extended = False
+        game.deadline = now + timedelta(days=game.days_per_move) if game.to_move else None
+        mover = game.to_move
+        if mover is not None and mover.email_on_turn and not mover.daily_digest and mover.email:
+            queue(mover, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
     result = state.result
     if result is not None:
-        game.status = Game.Status.FINISHED
+        game.status = Game.Status.ABORTED if result.reason == "aborted" else Game.Status.FINISHED
         game.winner = players[result.winner] if result.winner is not None else None
         game.result_reason = result.reason
         game.score0, game.score1 = (s.total for s in result.scores)
-        game.finished_at = timezone.now()
+        game.finished_at = now
+        game.deadline = None
 
 
 def replay_events(game: Game) -> rules.GameState:
     """The state folded from the stored log (the snapshot must equal it)."""
     return rules.replay(e.as_rules_event() for e in game.events.order_by("seq"))
+
+
+# -- the clock --------------------------------------------------------------------------
+
+
+def _locked_game(game_id) -> Game:
+    game_pk = _int_id(game_id)
+    game = Game.objects.select_for_update().filter(pk=game_pk).first() if game_pk else None
+    if game is None:
+        raise NotFound("not_found", "No such game.")
+    return game
+
+
+def _players(game: Game) -> list:
+    return [s.user for s in game.seats.select_related("user").order_by("seat")]
+
+
+def do_timeout(game_id, now=None) -> bool:
+    """End the game if its player to move has run out of time. True if it did."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.status != Game.Status.ACTIVE:
+            return False
+        deadline = effective_deadline(game)
+        if deadline is None or deadline > now:
+            return False
+        state = game.rules_state()
+        players = _players(game)
+        late = state.turn
+        events = rules.end_game(state, "timeout", winner=1 - late)
+        for event in events:
+            state = rules.evolve(state, event)
+        _append_events(game, events, seat=None)
+        _copy_state_fields(game, state, players, now)
+        game.save()
+        for player in players:
+            if player.email:
+                queue(player, Notification.Kind.TIMEOUT, str(game.pk), game)
+        version = game.version
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    return True
+
+
+def do_extend(game_id, user, now=None) -> Game:
+    """The player who waits grants the one to move one extra day, once per turn."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        if game.seat_of(user) is None:
+            raise Forbidden("not_a_player", "Only the players of this game can do that.")
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("game_over", "The game has ended.")
+        if game.to_move_id == user.pk:
+            raise Forbidden("own_turn", "Only your opponent can give you an extra day.")
+        if game.extended:
+            raise Conflict("already_extended", "An extra day was already given for this turn.")
+        game.deadline += timedelta(days=1)
+        game.extended = True
+        game.save(update_fields=["deadline", "extended"])
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+    return game
+
+
+def do_rematch(game_id, user) -> Invitation:
+    """Offer the opponent a new game with the same options (accepted with one click)."""
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        seat = game.seat_of(user)
+        if seat is None:
+            raise Forbidden("not_a_player", "Only the players of this game can ask for a rematch.")
+        if game.status == Game.Status.ACTIVE:
+            raise Conflict("game_not_over", "A rematch is offered once the game is over.")
+        if game.rematches.filter(status=Invitation.Status.OPEN).exists():
+            raise Conflict("rematch_offered", "A rematch is already on offer.")
+        opponent = _players(game)[1 - seat]
+        invitation = Invitation.objects.create(
+            from_user=user,
+            to_user=opponent,
+            extra_wild=game.extra_wild,
+            days_per_move=game.days_per_move,
+            message="Rematch?",
+            rematch_of=game,
+        )
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+    return invitation
+
+
+def socket_opened(game_id, user, now=None) -> None:
+    Seat.objects.filter(game_id=game_id, user=user).update(
+        open_sockets=F("open_sockets") + 1, seen_at=now or timezone.now()
+    )
+
+
+def socket_closed(game_id, user) -> None:
+    Seat.objects.filter(game_id=game_id, user=user, open_sockets__gt=0).update(
+        open_sockets=F("open_sockets") - 1
+    )

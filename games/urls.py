@@ -20,5 +20,9 @@ urlpatterns = [
     path("api/games/", api.games, name="api_games"),
     path("api/games/<str:pk>/", api.game, name="api_game"),
     path("api/games/<str:pk>/commands/", api.game_commands, name="api_game_commands"),
+    path("api/games/<str:pk>/extend/", api.game_extend, name="api_game_extend"),
+    path("api/games/<str:pk>/rematch/", api.game_rematch, name="api_game_rematch"),
+    path("api/holidays/", api.holidays, name="api_holidays"),
+    path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
     path("api/<path:rest>", api.not_found),
 ]

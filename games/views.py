@@ -33,7 +33,7 @@ def home(request):
 
 @login_required
 def finished(request):
-    games = queries.games_for(request.user, (Game.Status.FINISHED,))[:200]
+    games = queries.games_for(request.user, (Game.Status.FINISHED, Game.Status.ABORTED))[:200]
     return render(
         request, "games/finished.html", {"games": [game_summary(g, request.user) for g in games]}
     )
@@ -91,13 +91,14 @@ def game(request, pk):
     choices = [
         {"json": json.dumps(c), "label": describe_command(c, (view["roll"] or {}).get("dice"))}
         for c in view["legal"]
-        if c["type"] != "resign"
+        if c["type"] not in ("resign", "abort")
     ]
     context = {
         "game": data,
         "view": view,
         "choices": choices,
         "can_resign": {"type": "resign"} in view["legal"],
+        "can_abort": {"type": "abort"} in view["legal"],
         "client_id": uuid.uuid4(),
         "rows": _board_rows(view),
     }

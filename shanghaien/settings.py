@@ -10,6 +10,7 @@ Environment variables (all optional; the defaults serve a developer's machine):
     REDIS_URL             unset: in-memory channel layer; redis://… for channels-redis
     EMAIL_URL             unset: console backend; smtp://user:pass@host:587 (or smtp+tls://)
     DEFAULT_FROM_EMAIL    default Shanghaien <noreply@localhost>
+    SITE_URL              default http://127.0.0.1:8000 (links in emails)
     DJANGO_STATIC_MANIFEST  1: hashed, compressed static files (needs collectstatic)
     DJANGO_LOG_LEVEL      default INFO
 """
@@ -127,6 +128,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@localhost>")
+# Where the site lives, for links in emails.
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 LOGGING = {
     "version": 1,

@@ -17,6 +17,8 @@ Public API
     Fold events. Replaying stored events rebuilds a game exactly, with no RNG.
 ``legal_commands(state, seat) -> [command]``
     Every concrete command ``seat`` may send now; ``decide`` accepts exactly these.
+``end_game(state, reason, winner) -> [event]``
+    Endings from outside the players' commands: "timeout", "adjudicated", "annulled".
 ``player_view(state, seat) -> dict``
     The JSON-ready board as ``seat`` sees it ("me" / "opponent"), with the score table,
     the cards still to come, the projected score and last round's distribution. It
@@ -35,6 +37,7 @@ Commands (the same vocabulary as the wire protocol)::
     {"type": "trick", "card": "T7", "half": "reroll"}
     {"type": "shanghai"}
     {"type": "resign"}
+    {"type": "abort"}        # only until each player has made a move; no result
 
 Events: ``game_started``, ``round_started``, ``rolled``, ``direction_chosen``,
 ``placed``, ``trick_played``, ``shanghai_called``, ``game_ended``.
@@ -42,7 +45,17 @@ Events: ``game_started``, ``round_started``, ``rolled``, ``direction_chosen``,
 
 from .bots import random_command
 from .cards import CARDS, DECK, NATIONS, TRICK_ACTIONS, Card
-from .engine import card_locations, decide, evolve, legal_commands, new_game, replay
+from .engine import (
+    SYSTEM_ENDINGS,
+    can_abort,
+    card_locations,
+    decide,
+    end_game,
+    evolve,
+    legal_commands,
+    new_game,
+    replay,
+)
 from .errors import CODES, IllegalCommand
 from .scoring import score
 from .serialize import state_from_json, state_to_json
@@ -58,6 +71,9 @@ __all__ = [
     "Card",
     "GameState",
     "IllegalCommand",
+    "SYSTEM_ENDINGS",
+    "can_abort",
+    "end_game",
     "Player",
     "card_locations",
     "decide",

@@ -16,6 +16,7 @@ _SIMPLE: dict[str, tuple[str, ...]] = {
     "roll": (),
     "shanghai": (),
     "resign": (),
+    "abort": (),
     "direction": ("one_at",),
     "place": ("die",),
 }

@@ -84,6 +84,10 @@ def decide(state: GameState, seat: int, command: Any, rng: Rng | None = None) ->
     if kind == "resign":
         resigned = {"type": "game_ended", "reason": "resignation", "winner": other(seat)}
         return [{**resigned, "seat": seat}]
+    if kind == "abort":
+        if not can_abort(state):
+            raise IllegalCommand("cannot_abort")
+        return [{"type": "game_ended", "reason": "aborted", "winner": None, "seat": seat}]
     if state.turn != seat:
         raise IllegalCommand("not_your_turn")
     return _DECIDERS[kind](state, seat, command, rng)
@@ -177,6 +181,26 @@ _DECIDERS = {
 }
 
 
+def can_abort(state: GameState) -> bool:
+    """A game may be called off, without a result, until each player has made a move."""
+    return not state.finished and not all(p.moved for p in state.players)
+
+
+# Endings that come from outside the players' commands: the server's clock, a moderator.
+SYSTEM_ENDINGS = ("timeout", "adjudicated", "annulled")
+
+
+def end_game(state: GameState, reason: str, winner: int | None) -> list[Event]:
+    """The events that end a game for a reason of the server's (``SYSTEM_ENDINGS``)."""
+    if reason not in SYSTEM_ENDINGS:
+        raise ValueError(f"unknown ending {reason!r}")
+    if winner not in (None, *SEATS):
+        raise ValueError("the winner is a seat or None")
+    if state.finished:
+        raise IllegalCommand("game_over")
+    return [{"type": "game_ended", "reason": reason, "winner": winner}]
+
+
 # -- what is allowed --------------------------------------------------------------------
 
 
@@ -198,6 +222,8 @@ def legal_commands(state: GameState, seat: int) -> list[Command]:
             commands += [{"type": "place", "die": die} for die in (0, 1)]
             if not player.trick_used:
                 commands += _trick_commands(state, player)
+    if can_abort(state):
+        commands.append({"type": "abort"})
     commands.append({"type": "resign"})
     return commands
 
@@ -294,6 +320,9 @@ def _fold_round_started(state: GameState, event: Event) -> GameState:
 
 
 def _fold_rolled(state: GameState, event: Event) -> GameState:
+    seat = event["seat"]
+    if not state.players[seat].moved:
+        state = replace(state, players=_with_player(state, seat, moved=True))
     return replace(
         state,
         roll=(event["dice"][0], event["dice"][1]),

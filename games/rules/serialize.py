@@ -26,6 +26,7 @@ def _player(data: dict) -> Player:
         wilds=tuple((card, nation) for card, nation in data["wilds"]),
         tricks=tuple(data["tricks"]),
         trick_used=data["trick_used"],
+        moved=data.get("moved", False),
     )
 
 

@@ -56,7 +56,9 @@ export function statusHtml(game, ui) {
   const view = game.view;
   const names = game.players;
   const lines = [];
-  if (view.status === "finished") {
+  if (view.status === "finished" && view.result.reason === "aborted") {
+    lines.push("<strong>Game aborted: no result.</strong>");
+  } else if (view.status === "finished") {
     const r = view.result;
     const who = r.winner === "me" ? (game.watching ? `${names.me} won` : "You won")
       : r.winner === "opponent" ? `${names.opponent} won` : "A draw";
@@ -73,6 +75,17 @@ export function statusHtml(game, ui) {
       }[view.phase];
     } else turn = `${esc(names.opponent)}'s turn`;
     lines.push(`Round ${view.round} of ${view.rounds} · ${turn}`);
+    const clock = game.clock;
+    if (clock.deadline) {
+      const extra = clock.extended ? " (one extra day given)" : "";
+      lines.push(`<span class="clock">Time left to move: ${timeLeft(clock.deadline)}${extra}</span>`);
+    }
+  }
+  for (const side of ["opponent", "me"]) {
+    for (const h of game.clock.away[side] || []) {
+      const who = side === "me" ? (game.watching ? names.me : "You are") : `${names.opponent} is`;
+      lines.push(`<span class="away">${esc(who)} away ${h.start} – ${h.end}: deadlines pause.</span>`);
+    }
   }
   const last = (game.recent || []).find((a) => a.by === "opponent");
   if (last) {
@@ -81,6 +94,17 @@ export function statusHtml(game, ui) {
   }
   if (ui.connection !== "open") lines.push(`<span class="connection">Reconnecting…</span>`);
   return lines.map((l) => `<p>${l}</p>`).join("");
+}
+
+export function timeLeft(iso) {
+  const ms = new Date(iso).getTime() - Date.now();
+  if (ms <= 0) return "the deadline has passed";
+  const hours = Math.floor(ms / 3600000);
+  const days = Math.floor(hours / 24);
+  const when = new Date(iso).toISOString().slice(0, 16).replace("T", " ");
+  const left = days > 0 ? `${plural(days, "day", "days")} ${plural(hours % 24, "hour", "hours")}`
+    : hours > 0 ? plural(hours, "hour", "hours") : plural(Math.ceil(ms / 60000), "minute", "minutes");
+  return `${left} (until ${when} UTC)`;
 }
 
 // -- the round-end overview --------------------------------------------------------------
@@ -295,7 +319,7 @@ function outcomeText(mine, theirs, names) {
 export function resultHtml(game) {
   const view = game.view;
   const r = view.result;
-  if (!r) return "";
+  if (!r || r.reason === "aborted") return "";
   const names = game.players;
   const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${NATIONS[n].name}</th>
     <td class="me">${view.me.strength[n]}</td><td class="opponent">${view.opponent.strength[n]}</td>
@@ -316,4 +340,33 @@ export function recentHtml(game) {
   const items = recent.map((a) => `<li class="${a.by}">${esc(a.by === "me" ? game.players.me : game.players.opponent)}
     ${esc(a.text)}</li>`);
   return `<details class="recent"><summary>Recent moves</summary><ol>${items.join("")}</ol></details>`;
+}
+
+// -- around the game: extra day, abort, rematch ------------------------------------------
+
+export function extrasHtml(game) {
+  const view = game.view;
+  if (game.watching) return "";
+  const parts = [];
+  if (game.clock.can_extend) {
+    parts.push(`<button type="button" class="secondary" data-extend>Give ${esc(game.players.opponent)} one more day</button>`);
+  }
+  if (view.legal.some((c) => c.type === "abort")) {
+    parts.push(`<button type="button" class="secondary" data-action="abort">Abort (no result)</button>`);
+  }
+  if (view.status === "active") {
+    parts.push(`<button type="button" class="secondary" data-action="resign">Resign</button>`);
+  } else {
+    const offer = game.rematch;
+    if (!offer || offer.status === "declined" || offer.status === "cancelled") {
+      parts.push(`<button type="button" data-rematch>Offer a rematch</button>`);
+    } else if (offer.status === "accepted" && offer.game) {
+      parts.push(`<a class="button" href="/games/${offer.game}/">Go to the rematch</a>`);
+    } else if (offer.by === "me") {
+      parts.push(`<span>Rematch offered: waiting for ${esc(game.players.opponent)}.</span>`);
+    } else {
+      parts.push(`<button type="button" data-accept-rematch="${offer.invitation}">Accept the rematch</button>`);
+    }
+  }
+  return `<p class="extras">${parts.join(" ")}</p>`;
 }

@@ -3,6 +3,7 @@
 import { keepOpen } from "./live.js";
 import {
   controlsHtml,
+  extrasHtml,
   recentHtml,
   resultHtml,
   roundEndHtml,
@@ -46,9 +47,8 @@ function render() {
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
-    ${recentHtml(game)}
-    ${!game.watching && view.status === "active"
-      ? `<p class="resign-row"><button type="button" class="secondary" data-action="resign">Resign</button></p>` : ""}`;
+    ${extrasHtml(game)}
+    ${recentHtml(game)}`;
 }
 
 function escapeName(text) {
@@ -102,6 +102,23 @@ function onStatus(status, socket) {
   render();
 }
 
+// Actions outside the rules (the clock, rematches) go through the JSON API.
+async function post(path) {
+  const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "X-CSRFToken": token ?? "", "Content-Type": "application/json" },
+    body: "{}",
+  });
+  const body = await response.json();
+  if (!response.ok) {
+    ui.alert = body.error?.message ?? "That did not work.";
+    render();
+    return null;
+  }
+  return body;
+}
+
 // -- clicks ------------------------------------------------------------------------------
 
 function legalFor(match) {
@@ -135,8 +152,18 @@ root.addEventListener("click", (event) => {
     else openOverview(data.overview, true);
     return;
   }
-  if (data.action === "resign") {
+  if (data.extend !== undefined) {
+    post(`/api/games/${root.dataset.gameId}/extend/`);
+  } else if (data.rematch !== undefined) {
+    post(`/api/games/${root.dataset.gameId}/rematch/`);
+  } else if (data.acceptRematch) {
+    post(`/api/invitations/${data.acceptRematch}/accept/`).then((body) => {
+      if (body) window.location.assign(`/games/${body.game}/`);
+    });
+  } else if (data.action === "resign") {
     if (window.confirm("Resign this game? Your opponent wins.")) send({ type: "resign" });
+  } else if (data.action === "abort") {
+    if (window.confirm("Abort this game? It ends without a result.")) send({ type: "abort" });
   } else if (data.action) {
     send({ type: data.action });
   } else if (data.oneAt) {

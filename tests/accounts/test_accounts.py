@@ -100,3 +100,21 @@ def test_nobody_else_can_revoke_a_token():
     client.force_login(User.objects.create_user("carl", password="x"))
     assert client.post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 404
     assert ApiToken.objects.filter(pk=token.pk).exists()
+
+
+def test_holidays_are_declared_and_cancelled_on_the_profile():
+    import datetime as dt
+
+    anna = User.objects.create_user("anna", password="x")
+    client = Client()
+    client.force_login(anna)
+    start = dt.date.today() + dt.timedelta(days=3)
+    end = start + dt.timedelta(days=2)
+    response = client.post("/accounts/holidays/", {"start": start, "end": end}, follow=True)
+    assert "deadlines pause" in response.content.decode()
+    holiday = anna.holidays.get()
+    assert holiday.days == 3
+    refused = client.post("/accounts/holidays/", {"start": start, "end": end}, follow=True)
+    assert "overlaps" in refused.content.decode()
+    client.post(f"/accounts/holidays/{holiday.pk}/cancel/")
+    assert not anna.holidays.exists()

@@ -264,3 +264,54 @@ def test_a_dropped_connection_reconnects_and_catches_up(asgi_server, browser, ga
     page.wait_for_selector("#board .connection", state="detached")
     assert len(sockets) >= 2
     context.close()
+
+
+def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser, game_between):
+    game, anna, bernd = game_between()
+    pages, contexts = {}, []
+    for user in (anna, bernd):
+        context = browser.new_context()
+        log_in_by_cookie(context, asgi_server, user)
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{asgi_server}/games/{game.pk}/")
+        page.wait_for_selector("#board .status p")
+        contexts.append(context)
+        pages[user.username] = page
+    mover = "anna" if game.to_move_id == anna.pk else "bernd"
+    waiter = "bernd" if mover == "anna" else "anna"
+    assert "Time left to move: 2 days" in pages[mover].inner_text("#board .status")
+
+    # The waiting player gives one more day; both boards show it without a reload.
+    assert pages[mover].locator("[data-extend]").count() == 0
+    pages[waiter].click("[data-extend]")
+    for page in pages.values():
+        page.wait_for_selector("text=one extra day given")
+    assert pages[waiter].locator("[data-extend]").count() == 0
+
+    # Nobody has moved: either player may abort, and the game ends without a result.
+    pages[waiter].click('[data-action="abort"]')
+    for page in pages.values():
+        page.wait_for_selector("text=Game aborted: no result.")
+
+    # A rematch: offered on one board, accepted with one click on the other.
+    pages["anna"].click("[data-rematch]")
+    pages["anna"].wait_for_selector("text=Rematch offered")
+    pages["bernd"].wait_for_selector("[data-accept-rematch]")
+    with pages["bernd"].expect_navigation():
+        pages["bernd"].click("[data-accept-rematch]")
+    new_url = pages["bernd"].url
+    assert new_url != f"{asgi_server}/games/{game.pk}/"
+    pages["anna"].wait_for_selector("text=Go to the rematch")
+    with pages["anna"].expect_navigation():
+        pages["anna"].click("text=Go to the rematch")
+    assert pages["anna"].url == new_url
+
+    # Resigning hands the win to the other player, on both boards.
+    for page in pages.values():
+        page.wait_for_selector("#board .status p")
+    pages["bernd"].click('[data-action="resign"]')
+    pages["bernd"].wait_for_selector("text=Game over: anna won (by resignation)")
+    pages["anna"].wait_for_selector("text=Game over: You won (by resignation)")
+    for context in contexts:
+        context.close()

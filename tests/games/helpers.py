@@ -54,7 +54,7 @@ def play_to_the_end(clients: dict, game_id: int, seed: int = 0, max_commands: in
             return views
         actor = next(n for n, v in views.items() if v["view"]["turn"] == "me")
         game = views[actor]
-        choices = [c for c in game["view"]["legal"] if c["type"] != "resign"]
+        choices = [c for c in game["view"]["legal"] if c["type"] not in ("resign", "abort")]
         response = post(
             clients[actor], url + "commands/", command_body(rng.choice(choices), game["version"])
         )

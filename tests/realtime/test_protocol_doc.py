@@ -52,7 +52,7 @@ async def play(socket, name, rng, log):
         if view["status"] == "finished":
             return message
         if view["turn"] == "me" and pending != message["version"]:
-            choices = [c for c in view["legal"] if c["type"] != "resign"]
+            choices = [c for c in view["legal"] if c["type"] not in ("resign", "abort")]
             command = {
                 "type": "command",
                 "command": rng.choice(choices),

@@ -135,7 +135,9 @@ async def play(url, cookie, game_id, seed):
                 pending = message["version"]
                 command = {
                     "type": "command",
-                    "command": rng.choice([c for c in view["legal"] if c["type"] != "resign"]),
+                    "command": rng.choice(
+                        [c for c in view["legal"] if c["type"] not in ("resign", "abort")]
+                    ),
                     "expected_version": message["version"],
                     "client_id": str(uuid.uuid4()),
                 }

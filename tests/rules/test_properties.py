@@ -29,7 +29,7 @@ GAMES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 
 def every_command(state):
     """Every well-formed command that could ever be asked of this game."""
-    commands = [{"type": t} for t in ("roll", "shanghai", "resign")]
+    commands = [{"type": t} for t in ("roll", "shanghai", "resign", "abort")]
     commands += [{"type": "direction", "one_at": e} for e in ("left", "right")]
     commands += [{"type": "place", "die": d} for d in (0, 1)]
     tricks = [c for c in CARDS if CARDS[c].kind == "trick"]

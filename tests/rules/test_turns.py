@@ -97,7 +97,7 @@ def test_shanghai_needs_two_of_ones_own_dice_placed_this_round():
 def test_rolling_needs_two_dice_so_with_one_or_none_left_shanghai_is_forced(placed):
     state = _round_with(placed, 0)
     refused(state, 0, {"type": "roll"}, "must_shanghai")
-    assert legal_commands(state, 0) == [{"type": "shanghai"}, {"type": "resign"}]
+    assert legal_commands(state, 0) == [{"type": "shanghai"}, {"type": "abort"}, {"type": "resign"}]
 
 
 def test_with_two_dice_left_rolling_is_still_allowed():
@@ -141,3 +141,31 @@ def test_either_player_may_resign_at_any_time_and_the_other_wins(seat):
     assert state.result.winner == 1 - seat
     assert state.result.reason == "resignation"
     refused(state, seat, {"type": "resign"}, "game_over")
+
+
+def test_either_player_may_abort_until_both_have_made_a_move():
+    state = start(first_player=0)
+    assert {"type": "abort"} in legal_commands(state, 1)
+    state = place(act(roll(state, 0, 1, 2), 0, {"type": "direction", "one_at": "left"}), 0)
+    assert {"type": "abort"} in legal_commands(state, 0)  # blue has not moved yet
+    aborted = act(state, 1, {"type": "abort"})
+    assert aborted.result.reason == "aborted" and aborted.result.winner is None
+    state = roll(state, 1, 3, 4)  # now both have moved
+    assert {"type": "abort"} not in legal_commands(state, 0)
+    refused(state, 0, {"type": "abort"}, "cannot_abort")
+
+
+@pytest.mark.parametrize(
+    ("reason", "winner"), [("timeout", 1), ("adjudicated", 0), ("annulled", None)]
+)
+def test_the_server_can_end_a_game_for_its_own_reasons(reason, winner):
+    from games.rules import end_game, evolve
+
+    state = roll(start(), 0, 2, 3)
+    for event in end_game(state, reason, winner):
+        state = evolve(state, event)
+    assert (state.result.reason, state.result.winner) == (reason, winner)
+    with pytest.raises(IllegalCommand):
+        end_game(state, reason, winner)
+    with pytest.raises(ValueError):
+        end_game(start(), "boredom", None)

@@ -1,0 +1,67 @@
+"""Declaring and cancelling holidays: whole days, in advance, 30 days a calendar year."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.errors import BadRequest, Conflict, NotFound
+
+from .models import HOLIDAY_DAYS_PER_YEAR, Holiday, User
+
+
+def _days_by_year(start: dt.date, end: dt.date) -> Counter:
+    counts = Counter()
+    day = start
+    while day <= end:
+        counts[day.year] += 1
+        day += dt.timedelta(days=1)
+    return counts
+
+
+def _date(value, name: str) -> dt.date:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise BadRequest("bad_date", f"'{name}' is a date like 2026-12-24.") from None
+
+
+def do_declare_holiday(user, start, end, now=None) -> Holiday:
+    start, end = _date(start, "start"), _date(end, "end")
+    today = (now or timezone.now()).date()
+    if start <= today:
+        raise BadRequest("holiday_not_in_advance", "A holiday is announced in advance.")
+    if end < start:
+        raise BadRequest("bad_dates", "A holiday ends on or after its first day.")
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()  # one request at a time
+        existing = list(Holiday.objects.filter(user=user))
+        if any(h.start <= end and start <= h.end for h in existing):
+            raise Conflict("holiday_overlaps", "This overlaps a holiday you already declared.")
+        used = Counter()
+        for holiday in existing:
+            used.update(_days_by_year(holiday.start, holiday.end))
+        wanted = _days_by_year(start, end)
+        for year, days in wanted.items():
+            if used[year] + days > HOLIDAY_DAYS_PER_YEAR:
+                left = HOLIDAY_DAYS_PER_YEAR - used[year]
+                raise BadRequest(
+                    "holiday_allowance",
+                    f"At most {HOLIDAY_DAYS_PER_YEAR} days a year: {left} left in {year}.",
+                )
+        return Holiday.objects.create(user=user, start=start, end=end)
+
+
+def do_cancel_holiday(user, holiday_id, now=None) -> None:
+    today = (now or timezone.now()).date()
+    holiday = Holiday.objects.filter(pk=holiday_id, user=user).first()
+    if holiday is None:
+        raise NotFound("not_found", "No such holiday.")
+    if holiday.start <= today:
+        raise Conflict("holiday_started", "A holiday that has begun cannot be cancelled.")
+    holiday.delete()
