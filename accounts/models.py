@@ -32,12 +32,23 @@ class User(AbstractUser):
         help_text="One email when a fifth of your time to move is left.",
     )
 
+    suspended_until = models.DateTimeField(
+        null=True, blank=True, help_text="suspended until then (far future: for good)"
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
         constraints = [
             models.UniqueConstraint(Lower("username"), name="username_unique_ignoring_case"),
         ]
+        permissions = [("suspend_user", "Can suspend a user and lift a suspension")]
+
+    @property
+    def is_suspended(self) -> bool:
+        from django.utils import timezone
+
+        return self.suspended_until is not None and self.suspended_until > timezone.now()
 
 
 TOKEN_PREFIX = "shg_"
@@ -93,3 +104,24 @@ class Holiday(models.Model):
     @property
     def days(self) -> int:
         return (self.end - self.start).days + 1
+
+
+class Block(models.Model):
+    """``user`` does not want invitations or chat from ``blocked``."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocks")
+    blocked = models.ForeignKey(User, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "blocked"], name="block_once")]
+
+    def __str__(self):
+        return f"{self.user} blocks {self.blocked}"
+
+    @staticmethod
+    def between(a, b) -> bool:
+        """Whether either of two users blocks the other."""
+        return Block.objects.filter(
+            models.Q(user=a, blocked=b) | models.Q(user=b, blocked=a)
+        ).exists()

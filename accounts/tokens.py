@@ -24,7 +24,7 @@ def bearer_token(request) -> str | None:
 
 def user_for_token(raw: str):
     token = ApiToken.objects.select_related("user").filter(digest=hash_token(raw)).first()
-    if token is None or not token.user.is_active:
+    if token is None or not token.user.is_active or token.user.is_suspended:
         raise BadToken("This API token is unknown or revoked.")
     # One write a minute at most: a bot polling every second must not hammer the table.
     now = timezone.now()

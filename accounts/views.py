@@ -19,7 +19,7 @@ def signup(request):
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="accounts.backends.SuspensionAwareBackend")
         messages.success(request, f"Welcome aboard, {user.username}!")
         return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})

@@ -14,12 +14,14 @@ from django.http import JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.blocks import do_block, do_unblock
 from accounts.holidays import do_cancel_holiday, do_declare_holiday
 from accounts.tokens import BadToken, bearer_token, user_for_token
+from moderation.services import do_report
 
 from . import queries, services
 from .errors import BadRequest, Forbidden, NotAuthenticated, NotFound, ServiceError
-from .serializers import game_json, game_summary, invitation_json
+from .serializers import chat_json, game_json, game_summary, invitation_json, recent_chat
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 * 1024
@@ -200,6 +202,44 @@ def _holiday_json(holiday) -> dict:
         "end": holiday.end.isoformat(),
         "days": holiday.days,
     }
+
+
+@json_api("GET", "POST")
+def game_chat(request, pk):
+    game = services.get_game(pk)
+    if request.method == "POST":
+        message = services.do_chat(pk, request.user, _field(request.data, "text"))
+        return JsonResponse(chat_json(message, request.user.pk), status=201)
+    seats = sorted(game.seats.all(), key=lambda s: s.seat)
+    me = request.user.pk if game.seat_of(request.user) is not None else seats[0].user_id
+    return JsonResponse({"chat": [chat_json(m, me) for m in recent_chat(game)]})
+
+
+@json_api("POST")
+def reports(request):
+    data = request.data
+    unknown = set(data) - {"game", "message", "reason"}
+    if unknown:
+        raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
+    report = do_report(
+        request.user, data.get("reason"), game_id=data.get("game"), message_id=data.get("message")
+    )
+    return JsonResponse({"id": report.pk, "status": report.status}, status=201)
+
+
+@json_api("GET", "POST")
+def blocks(request):
+    if request.method == "POST":
+        do_block(request.user, _field(request.data, "username", required=True))
+        return JsonResponse({"blocked": request.data["username"]}, status=201)
+    names = request.user.blocks.values_list("blocked__username", flat=True)
+    return JsonResponse({"blocked": sorted(names)})
+
+
+@json_api("POST")
+def unblock(request, username):
+    do_unblock(request.user, username)
+    return JsonResponse({"unblocked": username})
 
 
 @json_api("GET", "POST", "PUT", "PATCH", "DELETE")

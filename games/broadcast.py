@@ -47,3 +47,11 @@ def invitation_changed(invitation, what: str) -> None:
     message = {"type": "lobby.invitation", "invitation": invitation.pk, "event": what}
     for user_id in {invitation.from_user_id, invitation.to_user_id} - {None}:
         _send(user_group(user_id), message)
+
+
+def chat(game_id: int, message_id: int) -> None:
+    _send(game_group(game_id), {"type": "chat.message", "id": message_id})
+
+
+def chat_hidden(game_id: int, message_id: int) -> None:
+    _send(game_group(game_id), {"type": "chat.hidden", "id": message_id})

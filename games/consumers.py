@@ -17,7 +17,7 @@ from . import services
 from .broadcast import game_group, user_group
 from .errors import BadRequest, ServiceError
 from .models import Game
-from .serializers import game_json, invitation_json
+from .serializers import chat_json, game_json, invitation_json
 
 MAX_FRAME = 16 * 1024
 COMMANDS_PER_SECOND = 20
@@ -99,7 +99,40 @@ class GameConsumer(JsonProtocolConsumer):
             return await self.send_state()
         if kind == "command":
             return await self.command(content)
-        await self.send_error("unknown_type", f"Unknown message type {kind!r}: command or sync.")
+        if kind == "chat":
+            return await self.chat(content)
+        await self.send_error(
+            "unknown_type", f"Unknown message type {kind!r}: command, chat or sync."
+        )
+
+    async def chat(self, content):
+        if set(content) != {"type", "text"}:
+            return await self.send_error("bad_request", "A chat message is {type, text}.")
+        try:
+            await aclose_old_connections()
+            await database_sync_to_async(services.do_chat)(self.game_id, self.user, content["text"])
+        except ServiceError as error:
+            await self.send_error(error.code, error.message)
+
+    @database_sync_to_async
+    def _chat_json(self, message_id):
+        from .models import ChatMessage
+
+        message = ChatMessage.objects.filter(pk=message_id, hidden=False).first()
+        if message is None:
+            return None
+        game = services.get_game(self.game_id)
+        seat0 = game.seats.get(seat=0).user_id
+        return chat_json(message, self.user.pk if self.seat is not None else seat0)
+
+    async def chat_message(self, event):
+        await aclose_old_connections()
+        message = await self._chat_json(event["id"])
+        if message is not None:
+            await self.send_json({"type": "chat", "message": message})
+
+    async def chat_hidden(self, event):
+        await self.send_json({"type": "chat_hidden", "id": event["id"]})
 
     def _rate_limited(self) -> bool:
         now = time.monotonic()

@@ -20,6 +20,7 @@ class Game(models.Model):
         ACTIVE = "active"
         FINISHED = "finished"
         ABORTED = "aborted"
+        ANNULLED = "annulled"
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     extra_wild = models.BooleanField("extra wild card variant", default=False)
@@ -57,6 +58,10 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status", "to_move"]),
             models.Index(fields=["status", "deadline"]),
+        ]
+        permissions = [
+            ("annul_game", "Can annul a game (no result)"),
+            ("adjudicate_game", "Can award a game to one player"),
         ]
 
     def __str__(self):
@@ -231,3 +236,26 @@ class Notification(models.Model):
 
     def __str__(self):
         return f"{self.kind} for {self.user} ({self.key})"
+
+
+CHAT_MAX = 500
+
+
+class ChatMessage(models.Model):
+    """A line of the chat between the two players of a game."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    text = models.CharField(max_length=CHAT_MAX)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hidden = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "created_at", "id"]
+        indexes = [models.Index(fields=["user", "created_at"])]
+        permissions = [("hide_chatmessage", "Can hide a chat message")]
+
+    def __str__(self):
+        return f"{self.user}: {self.text[:40]}"

@@ -50,3 +50,28 @@ def describe_events(events: list[dict]) -> str:
     """One player's command in words, e.g. "rolled 2 and 5, used Roll again, rolled 6 and 6"."""
     phrases = [p for p in (describe_event(e) for e in events) if p]
     return ", ".join(phrases)
+
+
+def timeline(game) -> list[dict]:
+    """The whole log in words, for moderators: one line per event that says something."""
+    names = {s.seat: s.user.username for s in game.seats.select_related("user")}
+    lines, round_no = [], 0
+    for event in game.events.order_by("seq"):
+        data = event.as_rules_event()
+        if data["type"] == "round_started":
+            round_no = data["round"]
+            starter = names.get(data["start_player"], "?")
+            text = f"round {round_no} starts; {starter} begins"
+        elif data["type"] == "game_started":
+            text = "game created" + (" with the extra wild card" if data["extra_wild"] else "")
+        elif data["type"] == "game_ended":
+            winner = data.get("winner")
+            who = names.get(winner) if winner is not None else None
+            text = f"game ended: {data['reason']}" + (f", {who} wins" if who else "")
+        else:
+            phrase = describe_event(data)
+            if phrase is None:
+                continue
+            text = f"{names.get(data.get('seat'), '?')} {phrase}"
+        lines.append({"seq": event.seq, "round": round_no, "text": text, "at": event.created_at})
+    return lines

@@ -56,7 +56,25 @@ def game_json(game: Game, user) -> dict:
         "recent": recent_actions(game, side),
         "clock": clock_json(game, seats, user, watching),
         "rematch": rematch_json(game, user),
+        "chat": [chat_json(m, seats[side].user_id) for m in recent_chat(game)],
         "view": view,
+    }
+
+
+CHAT_SHOWN = 50
+
+
+def recent_chat(game: Game) -> list:
+    newest = game.chat.filter(hidden=False).order_by("-created_at", "-id")[:CHAT_SHOWN]
+    return list(reversed(newest))
+
+
+def chat_json(message, my_user_id: int) -> dict:
+    return {
+        "id": message.pk,
+        "by": "me" if message.user_id == my_user_id else "opponent",
+        "text": message.text,
+        "at": message.created_at.isoformat(),
     }
 
 

@@ -17,10 +17,22 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import Block
+
 from . import broadcast, rules
 from .clock import effective_deadline
 from .errors import BadRequest, Conflict, Forbidden, Illegal, NotFound
-from .models import DAYS_PER_MOVE_CHOICES, Command, Event, Game, Invitation, Notification, Seat
+from .models import (
+    CHAT_MAX,
+    DAYS_PER_MOVE_CHOICES,
+    ChatMessage,
+    Command,
+    Event,
+    Game,
+    Invitation,
+    Notification,
+    Seat,
+)
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -51,6 +63,8 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message) -
             raise NotFound("no_such_user", f"There is no player called {to!r}.")
         if to_user.pk == user.pk:
             raise BadRequest("cannot_invite_yourself", "You cannot invite yourself.")
+        if Block.between(user, to_user):
+            raise Forbidden("blocked", f"{to_user.username} cannot be invited by you.")
     return {
         "to_user": to_user,
         "extra_wild": extra_wild,
@@ -100,6 +114,8 @@ def do_accept_invitation(invitation_id, user) -> Game:
             raise Forbidden("own_invitation", "You cannot accept your own invitation.")
         if invitation.to_user_id not in (None, user.pk):
             raise Forbidden("not_invited", "This invitation is for someone else.")
+        if Block.between(invitation.from_user, user):
+            raise Forbidden("blocked", "You cannot play with this player.")
         state, events = rules.new_game(_rng, extra_wild=invitation.extra_wild)
         now = timezone.now()
         game = Game.objects.create(
@@ -209,6 +225,8 @@ def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
         seat = next((s.seat for s in seats if s.user_id == user.pk), None)
         if seat is None:
             raise Forbidden("not_a_player", "Only the two players of this game can play it.")
+        if getattr(user, "is_suspended", False):
+            raise Forbidden("suspended", "Your account is suspended.")
         applied = Command.objects.filter(game=game, client_id=client_id).first()
         if applied is not None:
             if applied.seat != seat or applied.command != command:
@@ -267,7 +285,10 @@ def _copy_state_fields(game: Game, state: rules.GameState, players: list, now) -
             queue(mover, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
     result = state.result
     if result is not None:
-        game.status = Game.Status.ABORTED if result.reason == "aborted" else Game.Status.FINISHED
+        game.status = {
+            "aborted": Game.Status.ABORTED,
+            "annulled": Game.Status.ANNULLED,
+        }.get(result.reason, Game.Status.FINISHED)
         game.winner = players[result.winner] if result.winner is not None else None
         game.result_reason = result.reason
         game.score0, game.score1 = (s.total for s in result.scores)
@@ -283,7 +304,7 @@ def replay_events(game: Game) -> rules.GameState:
 # -- the clock --------------------------------------------------------------------------
 
 
-def _locked_game(game_id) -> Game:
+def locked_game(game_id) -> Game:
     game_pk = _int_id(game_id)
     game = Game.objects.select_for_update().filter(pk=game_pk).first() if game_pk else None
     if game is None:
@@ -299,33 +320,42 @@ def do_timeout(game_id, now=None) -> bool:
     """End the game if its player to move has run out of time. True if it did."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked_game(game_id)
+        game = locked_game(game_id)
         if game.status != Game.Status.ACTIVE:
             return False
         deadline = effective_deadline(game)
         if deadline is None or deadline > now:
             return False
-        state = game.rules_state()
-        players = _players(game)
-        late = state.turn
-        events = rules.end_game(state, "timeout", winner=1 - late)
-        for event in events:
-            state = rules.evolve(state, event)
-        _append_events(game, events, seat=None)
-        _copy_state_fields(game, state, players, now)
-        game.save()
+        late = game.rules_state().turn
+        players = end_by_server(game, "timeout", winner=1 - late, now=now)
         for player in players:
             if player.email:
                 queue(player, Notification.Kind.TIMEOUT, str(game.pk), game)
-        version = game.version
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
     return True
+
+
+def end_by_server(game: Game, reason: str, winner: int | None, now=None) -> list:
+    """End a locked, active game for a reason of the server's (``rules.SYSTEM_ENDINGS``).
+
+    Call inside ``transaction.atomic()`` with the game row locked. Returns the players.
+    """
+    state = game.rules_state()
+    players = _players(game)
+    events = rules.end_game(state, reason, winner)
+    for event in events:
+        state = rules.evolve(state, event)
+    _append_events(game, events, seat=None)
+    _copy_state_fields(game, state, players, now or timezone.now())
+    game.save()
+    version = game.version
+    transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    return players
 
 
 def do_extend(game_id, user, now=None) -> Game:
     """The player who waits grants the one to move one extra day, once per turn."""
     with transaction.atomic():
-        game = _locked_game(game_id)
+        game = locked_game(game_id)
         if game.seat_of(user) is None:
             raise Forbidden("not_a_player", "Only the players of this game can do that.")
         if game.status != Game.Status.ACTIVE:
@@ -344,7 +374,7 @@ def do_extend(game_id, user, now=None) -> Game:
 def do_rematch(game_id, user) -> Invitation:
     """Offer the opponent a new game with the same options (accepted with one click)."""
     with transaction.atomic():
-        game = _locked_game(game_id)
+        game = locked_game(game_id)
         seat = game.seat_of(user)
         if seat is None:
             raise Forbidden("not_a_player", "Only the players of this game can ask for a rematch.")
@@ -376,3 +406,33 @@ def socket_closed(game_id, user) -> None:
     Seat.objects.filter(game_id=game_id, user=user, open_sockets__gt=0).update(
         open_sockets=F("open_sockets") - 1
     )
+
+
+# -- chat -------------------------------------------------------------------------------
+
+CHAT_BURST = 5  # messages …
+CHAT_WINDOW = timedelta(seconds=10)  # … within this window, per player and game
+
+
+def do_chat(game_id, user, text) -> ChatMessage:
+    """A line of chat between the two players; stored as typed, escaped when shown."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadRequest("bad_message", "A chat message is some text.")
+    text = text.strip()
+    if len(text) > CHAT_MAX:
+        raise BadRequest("too_long", f"A chat message has at most {CHAT_MAX} characters.")
+    game = get_game(game_id)
+    players = _players(game)
+    if user.pk not in {p.pk for p in players}:
+        raise Forbidden("not_a_player", "Only the players of this game can chat in it.")
+    if getattr(user, "is_suspended", False):
+        raise Forbidden("suspended", "Your account is suspended.")
+    if Block.between(players[0], players[1]):
+        raise Forbidden("blocked", "Chat is closed between these players.")
+    now = timezone.now()
+    recent = ChatMessage.objects.filter(game=game, user=user, created_at__gt=now - CHAT_WINDOW)
+    if recent.count() >= CHAT_BURST:
+        raise Conflict("rate_limited", "Slow down: a few messages at a time.")
+    message = ChatMessage.objects.create(game=game, user=user, text=text)
+    transaction.on_commit(lambda: broadcast.chat(game.pk, message.pk))
+    return message

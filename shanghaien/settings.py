@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "channels",
     "accounts",
     "games",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -92,6 +93,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 AUTH_USER_MODEL = "accounts.User"
+# Suspended players can neither log in nor keep using a session.
+AUTHENTICATION_BACKENDS = ["accounts.backends.SuspensionAwareBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -354,6 +354,7 @@ export function extrasHtml(game) {
   if (view.legal.some((c) => c.type === "abort")) {
     parts.push(`<button type="button" class="secondary" data-action="abort">Abort (no result)</button>`);
   }
+  parts.push(`<button type="button" class="secondary" data-report-game>Report this game</button>`);
   if (view.status === "active") {
     parts.push(`<button type="button" class="secondary" data-action="resign">Resign</button>`);
   } else {
@@ -369,4 +370,21 @@ export function extrasHtml(game) {
     }
   }
   return `<p class="extras">${parts.join(" ")}</p>`;
+}
+
+// -- chat --------------------------------------------------------------------------------
+
+export function chatHtml(game) {
+  const names = game.players;
+  const items = (game.chat || []).map((m) => `<li class="${m.by}" data-message="${m.id}">
+    <strong>${esc(m.by === "me" ? names.me : names.opponent)}:</strong> <span class="text">${esc(m.text)}</span>
+    ${!game.watching && m.by === "opponent"
+      ? `<button type="button" class="link-button report" data-report-message="${m.id}">Report</button>` : ""}</li>`);
+  const form = game.watching ? "" : `<form class="chat-form">
+    <label for="chat-text" class="visually-hidden">Message to ${esc(names.opponent)}</label>
+    <input id="chat-text" name="text" maxlength="500" autocomplete="off" placeholder="Say something to ${esc(names.opponent)}">
+    <button type="submit">Send</button></form>`;
+  return `<section class="chat" aria-label="Chat"><h2>Chat</h2>
+    <ol class="messages-list" aria-live="polite">${items.join("") || "<li class='empty'>No messages yet.</li>"}</ol>
+    ${form}</section>`;
 }

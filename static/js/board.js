@@ -2,6 +2,7 @@
 // player's clicks as commands (docs/protocol.md). Rendering lives in board-render.js.
 import { keepOpen } from "./live.js";
 import {
+  chatHtml,
   controlsHtml,
   extrasHtml,
   recentHtml,
@@ -28,6 +29,19 @@ const ui = {
 };
 
 function render() {
+  // Keep what the player is typing across re-renders.
+  const typing = root.querySelector(".chat-form input");
+  const draft = typing ? typing.value : "";
+  const hadFocus = typing && document.activeElement === typing;
+  paint();
+  const input = root.querySelector(".chat-form input");
+  if (input) {
+    input.value = draft;
+    if (hadFocus) input.focus();
+  }
+}
+
+function paint() {
   const game = ui.game;
   const view = game.view;
   root.dataset.version = game.version;
@@ -47,6 +61,7 @@ function render() {
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
+    ${chatHtml(game)}
     ${extrasHtml(game)}
     ${recentHtml(game)}`;
 }
@@ -80,6 +95,11 @@ function onMessage(message, socket) {
     if (message.version < ui.game.version) return; // an older push overtaken by a newer one
     ui.game = message.game;
     if (ui.chooser && ui.game.view.phase !== "placement") ui.chooser = null;
+  } else if (message.type === "chat") {
+    const chat = ui.game.chat || (ui.game.chat = []);
+    if (!chat.some((m) => m.id === message.message.id)) chat.push(message.message);
+  } else if (message.type === "chat_hidden") {
+    ui.game.chat = (ui.game.chat || []).filter((m) => m.id !== message.id);
   } else if (message.type === "ack") {
     if (message.client_id !== ui.pending) return;
     ui.pending = null;
@@ -103,12 +123,12 @@ function onStatus(status, socket) {
 }
 
 // Actions outside the rules (the clock, rematches) go through the JSON API.
-async function post(path) {
+async function post(path, data = {}) {
   const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
   const response = await fetch(path, {
     method: "POST",
     headers: { "X-CSRFToken": token ?? "", "Content-Type": "application/json" },
-    body: "{}",
+    body: JSON.stringify(data),
   });
   const body = await response.json();
   if (!response.ok) {
@@ -152,7 +172,18 @@ root.addEventListener("click", (event) => {
     else openOverview(data.overview, true);
     return;
   }
-  if (data.extend !== undefined) {
+  if (data.reportGame !== undefined || data.reportMessage) {
+    const reason = window.prompt("What should the moderators look at?");
+    if (!reason || !reason.trim()) return;
+    const target = data.reportMessage
+      ? { message: Number(data.reportMessage) } : { game: Number(root.dataset.gameId) };
+    post("/api/reports/", { ...target, reason }).then((body) => {
+      if (body) {
+        ui.alert = "Thank you: the moderators will look at it.";
+        render();
+      }
+    });
+  } else if (data.extend !== undefined) {
     post(`/api/games/${root.dataset.gameId}/extend/`);
   } else if (data.rematch !== undefined) {
     post(`/api/games/${root.dataset.gameId}/rematch/`);
@@ -185,6 +216,16 @@ root.addEventListener("click", (event) => {
     ui.chooser = null;
     render();
   }
+});
+
+root.addEventListener("submit", (event) => {
+  if (!event.target.matches(".chat-form")) return;
+  event.preventDefault();
+  const input = event.target.querySelector("input");
+  const text = input.value.trim();
+  if (!text || !ui.socket) return;
+  ui.socket.send(JSON.stringify({ type: "chat", text }));
+  input.value = "";
 });
 
 // Overview windows open on hover and on keyboard focus; a click or tap pins them.

@@ -9,8 +9,16 @@ PASSWORD = "tavern-dice-42"
 
 def in_thread(fn, *args, **kwargs):
     """Run database work off Playwright's event-loop thread (it would refuse async_to_sync)."""
+    from django.db import connections
+
+    def run():
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connections.close_all()  # the thread's own connections, or the test DB stays busy
+
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(fn, *args, **kwargs).result()
+        return pool.submit(run).result()
 
 
 def sign_up(page, base_url: str, username: str) -> None:

@@ -315,3 +315,30 @@ def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser,
     pages["anna"].wait_for_selector("text=Game over: You won (by resignation)")
     for context in contexts:
         context.close()
+
+
+def test_chat_shows_html_as_text_and_a_message_can_be_reported(asgi_server, browser, game_between):
+    from moderation.models import Report
+
+    game, anna, bernd = game_between()
+    pages, contexts = {}, []
+    for user in (anna, bernd):
+        context = browser.new_context()
+        log_in_by_cookie(context, asgi_server, user)
+        page = context.new_page()
+        page.goto(f"{asgi_server}/games/{game.pk}/")
+        page.wait_for_selector("#board .chat-form")
+        contexts.append(context)
+        pages[user.username] = page
+    pages["anna"].fill("#chat-text", "<b>fair winds</b> & good luck")
+    pages["anna"].press("#chat-text", "Enter")
+    line = pages["bernd"].locator(".messages-list li.opponent .text")
+    line.wait_for()
+    assert line.inner_text() == "<b>fair winds</b> & good luck"
+    assert pages["bernd"].locator(".messages-list b").count() == 0  # no markup was made
+    pages["bernd"].on("dialog", lambda dialog: dialog.accept("rude"))
+    pages["bernd"].click("[data-report-message]")
+    pages["bernd"].wait_for_selector("text=the moderators will look at it")
+    assert in_thread(lambda: Report.objects.get().reason) == "rude"
+    for context in contexts:
+        context.close()

@@ -14,6 +14,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_the_document_defines_every_message():
     assert set(validators()) == {
         "client.command",
+        "client.chat",
+        "server.chat",
+        "server.chat_hidden",
         "server.state",
         "server.ack",
         "server.error",

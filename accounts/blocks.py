@@ -1,0 +1,29 @@
+from django.db import IntegrityError, transaction
+
+from games.errors import BadRequest, NotFound
+
+from .models import Block, User
+
+
+def _other(username) -> User:
+    if not isinstance(username, str):
+        raise BadRequest("bad_request", "'username' is the player to block.")
+    other = User.objects.filter(username__iexact=username.strip()).first()
+    if other is None:
+        raise NotFound("no_such_user", f"There is no player called {username!r}.")
+    return other
+
+
+def do_block(user, username) -> Block:
+    other = _other(username)
+    if other.pk == user.pk:
+        raise BadRequest("cannot_block_yourself", "You cannot block yourself.")
+    try:
+        with transaction.atomic():
+            return Block.objects.create(user=user, blocked=other)
+    except IntegrityError:
+        return Block.objects.get(user=user, blocked=other)
+
+
+def do_unblock(user, username) -> None:
+    Block.objects.filter(user=user, blocked=_other(username)).delete()

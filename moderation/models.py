@@ -1,0 +1,75 @@
+"""Reports from players and the moderators' audit log."""
+
+from django.conf import settings
+from django.db import models
+
+REASON_MAX = 1000
+
+
+class AuditEntry(models.Model):
+    """One moderator action: who, what, when, why and on what. Never changed or deleted."""
+
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="audit_entries"
+    )
+    action = models.CharField(max_length=30)
+    target_type = models.CharField(max_length=30)
+    target_id = models.CharField(max_length=40)
+    target = models.CharField(max_length=200, help_text="the target as it was named then")
+    reason = models.TextField()
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit log"
+
+    def __str__(self):
+        return f"{self.moderator} {self.action} {self.target}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("the audit log is never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("the audit log is never deleted")
+
+
+class Report(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made"
+    )
+    game = models.ForeignKey(
+        "games.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
+    )
+    message = models.ForeignKey(
+        "games.ChatMessage",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="reports",
+    )
+    reason = models.TextField(max_length=REASON_MAX)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reports_resolved",
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["status", "-created_at"]
+        permissions = [("resolve_report", "Can close a report")]
+
+    def __str__(self):
+        what = f"message {self.message_id}" if self.message_id else f"game {self.game_id}"
+        return f"report on {what} by {self.reporter}"

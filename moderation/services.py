@@ -1,0 +1,179 @@
+"""Moderator actions and players' reports. Every moderator action writes its audit entry
+in the same transaction as the change, and needs a reason."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games import broadcast
+from games.errors import BadRequest, Conflict, Forbidden, NotFound
+from games.models import ChatMessage, Game
+from games.services import end_by_server, get_game, locked_game
+
+from .models import REASON_MAX, AuditEntry, Report
+
+FOREVER = datetime(9999, 1, 1, tzinfo=UTC)  # "for good"
+
+
+def _reason(reason) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise BadRequest("reason_required", "Give a reason.")
+    if len(reason) > REASON_MAX:
+        raise BadRequest("too_long", f"A reason has at most {REASON_MAX} characters.")
+    return reason.strip()
+
+
+def _audit(moderator, action, target, reason, **details) -> AuditEntry:
+    return AuditEntry.objects.create(
+        moderator=moderator,
+        action=action,
+        target_type=target._meta.model_name,
+        target_id=str(target.pk),
+        target=str(target)[:200],
+        reason=reason,
+        details=details,
+    )
+
+
+def _require(moderator, permission: str) -> None:
+    if not moderator.has_perm(permission):
+        raise Forbidden("forbidden", "You may not do that.")
+
+
+def do_annul(game_id, moderator, reason) -> Game:
+    """End a game with no result."""
+    _require(moderator, "games.annul_game")
+    reason = _reason(reason)
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("game_over", "Only a game in progress can be annulled.")
+        end_by_server(game, "annulled", winner=None)
+        _audit(moderator, "annul", game, reason)
+    return game
+
+
+def do_adjudicate(game_id, moderator, winner, reason) -> Game:
+    """Award a game in progress to one of its players."""
+    _require(moderator, "games.adjudicate_game")
+    reason = _reason(reason)
+    with transaction.atomic():
+        game = locked_game(game_id)
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("game_over", "Only a game in progress can be adjudicated.")
+        seat = game.seat_of(winner)
+        if seat is None:
+            raise BadRequest("not_a_player", "The winner must be one of the players.")
+        end_by_server(game, "adjudicated", winner=seat)
+        _audit(moderator, "adjudicate", game, reason, winner=winner.username)
+    return game
+
+
+def do_hide_message(message_id, moderator, reason) -> ChatMessage:
+    _require(moderator, "games.hide_chatmessage")
+    reason = _reason(reason)
+    with transaction.atomic():
+        message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
+        if message is None:
+            raise NotFound("not_found", "No such message.")
+        if not message.hidden:
+            message.hidden = True
+            message.save(update_fields=["hidden"])
+            _audit(moderator, "hide_message", message, reason, text=message.text)
+            game_id = message.game_id
+            transaction.on_commit(lambda: broadcast.chat_hidden(game_id, message.pk))
+    return message
+
+
+def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
+    """Suspend for ``days``, or for good; the user's games in progress go to the opponents."""
+    _require(moderator, "accounts.suspend_user")
+    reason = _reason(reason)
+    if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
+        raise BadRequest("bad_days", "Suspend for a whole number of days, or for good.")
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=user_id).first()
+        if user is None:
+            raise NotFound("not_found", "No such user.")
+        if user.pk == moderator.pk or user.is_superuser:
+            raise Forbidden("forbidden", "That account cannot be suspended here.")
+        now = timezone.now()
+        user.suspended_until = now + timedelta(days=days) if days else FOREVER
+        user.save(update_fields=["suspended_until"])
+        adjudicated = []
+        for game_id in Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).values_list(
+            "pk", flat=True
+        ):
+            game = locked_game(game_id)
+            winner = 1 - game.seat_of(user)
+            end_by_server(game, "adjudicated", winner=winner, now=now)
+            adjudicated.append(game.pk)
+        _audit(
+            moderator,
+            "suspend",
+            user,
+            reason,
+            until=user.suspended_until.isoformat(),
+            adjudicated_games=adjudicated,
+        )
+    return user
+
+
+def do_lift_suspension(user_id, moderator, reason) -> User:
+    _require(moderator, "accounts.suspend_user")
+    reason = _reason(reason)
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=user_id).first()
+        if user is None:
+            raise NotFound("not_found", "No such user.")
+        if user.suspended_until is None:
+            raise Conflict("not_suspended", "This user is not suspended.")
+        user.suspended_until = None
+        user.save(update_fields=["suspended_until"])
+        _audit(moderator, "lift_suspension", user, reason)
+    return user
+
+
+def do_resolve_report(report_id, moderator, reason) -> Report:
+    _require(moderator, "moderation.resolve_report")
+    reason = _reason(reason)
+    with transaction.atomic():
+        report = Report.objects.select_for_update().filter(pk=report_id).first()
+        if report is None:
+            raise NotFound("not_found", "No such report.")
+        if report.status == Report.Status.RESOLVED:
+            raise Conflict("resolved", "This report is already closed.")
+        report.status = Report.Status.RESOLVED
+        report.resolved_by = moderator
+        report.resolved_at = timezone.now()
+        report.save(update_fields=["status", "resolved_by", "resolved_at"])
+        _audit(moderator, "resolve_report", report, reason)
+    return report
+
+
+# -- players' side ----------------------------------------------------------------------
+
+REPORTS_PER_HOUR = 10
+
+
+def do_report(user, reason, game_id=None, message_id=None) -> Report:
+    """A player reports a game or a chat message to the moderators."""
+    if (game_id is None) == (message_id is None):
+        raise BadRequest("bad_request", "Report either a 'game' or a 'message'.")
+    reason = _reason(reason)
+    recent = Report.objects.filter(
+        reporter=user, created_at__gt=timezone.now() - timedelta(hours=1)
+    )
+    if recent.count() >= REPORTS_PER_HOUR:
+        raise Conflict("rate_limited", "Too many reports in an hour; the moderators will look.")
+    if message_id is not None:
+        message = ChatMessage.objects.filter(pk=message_id, hidden=False).first()
+        if message is None or message.game.seat_of(user) is None:
+            raise NotFound("not_found", "No such message in your games.")
+        return Report.objects.create(reporter=user, message=message, reason=reason)
+    game = get_game(game_id)
+    return Report.objects.create(reporter=user, game=game, reason=reason)
