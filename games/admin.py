@@ -3,7 +3,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from moderation.actions import reasoned_action
+from moderation.actions import ReadOnlyAdmin, reasoned_action
 from moderation.services import do_adjudicate, do_annul, do_hide_message
 
 from . import rules
@@ -159,20 +159,11 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("game", "seq", "kind", "seat", "created_at")
     list_filter = ("kind",)
     list_select_related = ("game",)
     raw_id_fields = ("game",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Invitation)
@@ -193,19 +184,10 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Command)
-class CommandAdmin(admin.ModelAdmin):
+class CommandAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("game", "seat", "client_id", "version", "created_at")
     list_select_related = ("game",)
     raw_id_fields = ("game",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Seat)

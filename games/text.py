@@ -18,6 +18,8 @@ def describe_command(command: dict, roll: list[int] | None = None) -> str:
         return "Shanghai!"
     if kind == "resign":
         return "Resign"
+    if kind == "abort":
+        return "Abort (no result)"
     if kind == "direction":
         return f"Number 1 at the {command['one_at']} end"
     if kind == "place":

@@ -15,6 +15,7 @@ from . import queries, services
 from .errors import NotFound, ServiceError
 from .forms import InvitationForm
 from .models import Game
+from .rules.bots import GIVING_UP
 from .serializers import game_json, game_summary
 from .text import describe_command
 
@@ -88,17 +89,17 @@ def game(request, pk):
         raise Http404("No such game.") from None
     data = game_json(found, request.user)
     view = data["view"]
+    dice = (view["roll"] or {}).get("dice")
     choices = [
-        {"json": json.dumps(c), "label": describe_command(c, (view["roll"] or {}).get("dice"))}
+        {"json": json.dumps(c), "label": describe_command(c, dice), "kind": c["type"]}
         for c in view["legal"]
-        if c["type"] not in ("resign", "abort")
     ]
+    endings = [c for c in choices if c["kind"] in GIVING_UP]
     context = {
         "game": data,
         "view": view,
-        "choices": choices,
-        "can_resign": {"type": "resign"} in view["legal"],
-        "can_abort": {"type": "abort"} in view["legal"],
+        "choices": [c for c in choices if c["kind"] not in GIVING_UP],
+        "endings": endings,
         "client_id": uuid.uuid4(),
         "rows": _board_rows(view),
     }

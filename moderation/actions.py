@@ -12,6 +12,19 @@ from games.errors import ServiceError
 from .models import REASON_MAX
 
 
+class ReadOnlyAdmin:
+    """For records written only by the services: viewable, never added, changed or deleted."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class ReasonForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), max_length=REASON_MAX, required=True

@@ -1,26 +1,17 @@
 from django.contrib import admin
 
-from .actions import reasoned_action
+from .actions import ReadOnlyAdmin, reasoned_action
 from .models import AuditEntry, Report
 from .services import do_resolve_report
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("created_at", "moderator", "action", "target_type", "target", "reason")
     list_filter = ("action", "target_type")
     list_select_related = ("moderator",)
     search_fields = ("target", "reason", "moderator__username")
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Report)

@@ -5,6 +5,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 
 def uses_postgres() -> bool:
@@ -62,3 +63,44 @@ def event_log_equals_snapshot(request):
 
     for game in Game.objects.all():
         assert replay_events(game) == game.rules_state(), f"game {game.pk}: snapshot != log"
+
+
+# -- players and a game: anna (seat 0) invited bernd (seat 1); carl watches --------------
+
+
+@pytest.fixture
+def players(django_user_model):
+    return {
+        name: django_user_model.objects.create_user(name, password="tavern-dice-42")
+        for name in ("anna", "bernd", "carl")
+    }
+
+
+@pytest.fixture
+def clients(players):
+    logged_in = {}
+    for name, user in players.items():
+        client = Client()
+        client.force_login(user)
+        logged_in[name] = client
+    return logged_in
+
+
+@pytest.fixture
+def game(players):
+    """A fresh game between anna (seat 0) and bernd (seat 1)."""
+    from games import services
+
+    invitation = services.do_invite(players["anna"], to="bernd")
+    return services.do_accept_invitation(invitation.pk, players["bernd"])
+
+
+def database_url() -> str:
+    """DATABASE_URL of the test database, for a server process started by a test."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db.get('PORT') or 5432}/{db['NAME']}"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import database_url as test_database_url
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the
 # live server fixtures are still synchronous and safe here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -65,16 +67,6 @@ def screenshot():
     return take
 
 
-def _test_database_url() -> str:
-    from django.db import connection
-
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db.get('PORT') or 5432}/{db['NAME']}"
-
-
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
     """Daphne serving the site (HTTP and websockets) on the test database."""
@@ -85,7 +77,7 @@ def asgi_server(django_db_setup, django_db_blocker):
     import urllib.request
 
     with django_db_blocker.unblock():
-        database_url = _test_database_url()
+        database_url = test_database_url()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -2,7 +2,6 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from games import services
 from moderation.roles import MODERATORS
 
 
@@ -18,30 +17,6 @@ def mod_client(moderator):
     client = Client()
     client.force_login(moderator)
     return client
-
-
-@pytest.fixture
-def players(django_user_model):
-    return {
-        name: django_user_model.objects.create_user(name, password="tavern-dice-42")
-        for name in ("anna", "bernd", "carl")
-    }
-
-
-@pytest.fixture
-def clients(players):
-    logged_in = {}
-    for name, user in players.items():
-        client = Client()
-        client.force_login(user)
-        logged_in[name] = client
-    return logged_in
-
-
-@pytest.fixture
-def game(players):
-    invitation = services.do_invite(players["anna"], to="bernd")
-    return services.do_accept_invitation(invitation.pk, players["bernd"])
 
 
 def act(client, path, action, pks, **fields):

@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 import websockets
-from django.db import connection
 
 from accounts.models import ApiToken
 
-from ..conftest import uses_postgres
+from ..conftest import database_url, uses_postgres
 from .conftest import session_cookie
 from .protocol import check
 
@@ -40,13 +39,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    port = db.get("PORT") or 5432
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{port}/{db['NAME']}"
 
 
 @pytest.fixture
