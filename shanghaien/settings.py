@@ -84,13 +84,28 @@ ASGI_APPLICATION = "shanghaien.asgi.application"
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 # Under ASGI every request may run in another thread: no persistent connections.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Sockets write from several threads at once. Writers take SQLite's lock when their
+    # transaction begins (a read-then-write transaction would otherwise fail at once with
+    # "database is locked" instead of waiting), wait up to 20 s for it, and WAL lets
+    # readers go on beside a writer.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # Each socket waits on Redis with a blocking read for as long as it is idle;
+            # redis-py 8 gives reads a 5-second timeout by default, which would close
+            # every idle socket after 5 seconds: no read timeout here.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
         }
     }
 else:
