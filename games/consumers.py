@@ -10,7 +10,7 @@ import json
 import time
 from collections import deque
 
-from channels.db import aclose_old_connections, database_sync_to_async
+from channels.db import DatabaseSyncToAsync, aclose_old_connections
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from . import services
@@ -20,6 +20,19 @@ from .models import Game
 from .serializers import chat_json, game_json, invitation_json
 
 MAX_FRAME = 16 * 1024
+
+
+def database_sync_to_async(func):
+    """Database work in the thread pool, not on Channels' one shared sync thread.
+
+    Channels runs every thread-sensitive call of a process on a single thread, which
+    queues all sockets' database work behind each other (bench/load.py showed it). Each
+    call here is a complete unit (the services open and commit their own transactions),
+    so it may run on any thread; connections are closed around it as Channels does.
+    """
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
+
+
 COMMANDS_PER_SECOND = 20
 
 # Close codes sent before accepting (the client sees a refused handshake).

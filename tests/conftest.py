@@ -22,6 +22,12 @@ def django_db_modify_db_settings():
     if db["ENGINE"].endswith("sqlite3"):
         name = Path(tempfile.gettempdir()) / f"shanghaien-test-{os.getpid()}.sqlite3"
         db.setdefault("TEST", {})["NAME"] = str(name)
+        yield
+        # Django removes the database file; WAL mode leaves its two side files.
+        for side in ("-wal", "-shm"):
+            Path(f"{name}{side}").unlink(missing_ok=True)
+    else:
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
