@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from datetime import timedelta
 
-from django.utils import timezone
-
 from accounts.models import Holiday
 
 
@@ -36,12 +34,3 @@ def effective_deadline(game, holidays=None) -> dt.datetime | None:
 def reminder_due(game, deadline: dt.datetime) -> dt.datetime:
     """When a fifth of the time to move is left."""
     return deadline - timedelta(days=game.days_per_move) / 5
-
-
-def away(user_id, now=None) -> list[dict]:
-    """A player's current and coming holidays, for the lobby and the board."""
-    today = (now or timezone.now()).date()
-    return [
-        {"start": h.start.isoformat(), "end": h.end.isoformat()}
-        for h in Holiday.objects.filter(user_id=user_id, end__gte=today)
-    ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from accounts.models import Holiday
+
 from . import rules
-from .clock import away, effective_deadline
+from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
 from .narrate import describe_events
 
@@ -35,7 +37,7 @@ def recent_actions(game: Game, side: int) -> list[dict]:
 
 def game_json(game: Game, user) -> dict:
     """A game as ``user`` sees it: a player from their seat, anyone else from seat 0's side."""
-    seats = sorted(game.seats.all(), key=lambda s: s.seat)
+    seats = list(game.seats.select_related("user").order_by("seat"))
     seat = next((s.seat for s in seats if s.user_id == user.pk), None)
     watching = seat is None
     side = 0 if watching else seat
@@ -79,7 +81,12 @@ def chat_json(message, my_user_id: int) -> dict:
 
 
 def clock_json(game: Game, seats, user, watching: bool) -> dict:
-    deadline = effective_deadline(game)
+    # One query for both players' holidays: the deadline and the "away" notes need them.
+    today = timezone.now().date()
+    since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
+    holidays = list(Holiday.objects.filter(user_id__in=[s.user_id for s in seats], end__gte=since))
+    mover_holidays = [h for h in holidays if h.user_id == game.to_move_id]
+    deadline = effective_deadline(game, mover_holidays)
     sides = {s.user_id: ("me" if s.user_id == user.pk else "opponent") for s in seats}
     if watching:
         sides = {seats[0].user_id: "me", seats[1].user_id: "opponent"}
@@ -92,11 +99,20 @@ def clock_json(game: Game, seats, user, watching: bool) -> dict:
             and game.to_move_id not in (None, user.pk)
             and not game.extended
         ),
-        "away": {side: away(user_id) for user_id, side in sides.items()},
+        "away": {
+            side: [
+                {"start": h.start.isoformat(), "end": h.end.isoformat()}
+                for h in holidays
+                if h.user_id == user_id and h.end >= today
+            ]
+            for user_id, side in sides.items()
+        },
     }
 
 
 def rematch_json(game: Game, user) -> dict | None:
+    if game.status == Game.Status.ACTIVE:
+        return None  # offered only once a game is over
     offer = game.rematches.order_by("-created_at").select_related("from_user").first()
     if offer is None:
         return None
