@@ -5,7 +5,7 @@ PY = $(VENV)/bin/python
 STAMP = $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test lint format bench-engine clean
+.PHONY: install run test lint format bench bench-engine bench-load clean
 
 install: $(STAMP)
 
@@ -30,8 +30,15 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+bench: bench-engine bench-load
+
 bench-engine: install
 	$(PY) bench/engine.py
+
+# Needs PostgreSQL and Redis (../shared/services.sh starts them); BENCH_PG / BENCH_REDIS
+# point elsewhere.
+bench-load: install
+	$(PY) bench/load.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info
