@@ -13,13 +13,14 @@ import logging
 from django.http import JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.gzip import gzip_page
 
 from accounts.blocks import do_block, do_unblock
 from accounts.holidays import do_cancel_holiday, do_declare_holiday
 from accounts.tokens import BadToken, bearer_token, user_for_token
 from moderation.services import do_report
 
-from . import queries, services
+from . import history, queries, services
 from .errors import BadRequest, Forbidden, NotAuthenticated, NotFound, ServiceError
 from .serializers import chat_json, game_json, game_summary, invitation_json, recent_chat
 
@@ -177,6 +178,18 @@ def game_extend(request, pk):
 @json_api("POST")
 def game_rematch(request, pk):
     return JsonResponse(invitation_json(services.do_rematch(pk, request.user)), status=201)
+
+
+@gzip_page
+@json_api("GET")
+def game_replay(request, pk):
+    return JsonResponse(history.replay(services.get_game(pk), request.user, request.GET.get("as")))
+
+
+@gzip_page
+@json_api("GET")
+def game_export(request, pk):
+    return JsonResponse(history.export(services.get_game(pk)))
 
 
 @json_api("GET", "POST")

@@ -52,6 +52,43 @@ def describe_events(events: list[dict]) -> str:
     return ", ".join(phrases)
 
 
+def event_line(event: dict, names: dict) -> str | None:
+    """One event as a sentence with the players' names; None for a silent one.
+
+    ``names`` maps a seat to a name. Round starts and the ending get a line of their own.
+    """
+    kind = event["type"]
+    if kind == "round_started":
+        return f"Round {event['round']} starts; {names.get(event['start_player'], '?')} begins"
+    if kind == "game_started":
+        return "Game created" + (" with the extra wild card" if event["extra_wild"] else "")
+    if kind == "game_ended":
+        return _ending(event, names)
+    phrase = describe_event(event)
+    if phrase is None:
+        return None
+    return f"{names.get(event.get('seat'), '?')} {phrase}"
+
+
+def _ending(event: dict, names: dict) -> str:
+    reason, winner = event["reason"], event.get("winner")
+    who = names.get(winner, "?") if winner is not None else None
+    loser = names.get(1 - winner, "?") if winner is not None else None
+    if reason == "completed":
+        return "The eighth round is over: the game ends"
+    if reason == "resignation":
+        return f"{loser} resigned: {who} wins"
+    if reason == "timeout":
+        return f"{loser} ran out of time: {who} wins"
+    if reason == "adjudicated":
+        return f"A moderator awarded the game to {who}"
+    if reason == "annulled":
+        return "A moderator annulled the game: no result"
+    if reason == "aborted":
+        return f"{names.get(event.get('seat'), '?')} aborted the game: no result"
+    return f"The game ended ({reason})" + (f": {who} wins" if who else "")
+
+
 def timeline(game) -> list[dict]:
     """The whole log in words, for moderators: one line per event that says something."""
     names = {s.seat: s.user.username for s in game.seats.select_related("user")}
@@ -60,18 +97,9 @@ def timeline(game) -> list[dict]:
         data = event.as_rules_event()
         if data["type"] == "round_started":
             round_no = data["round"]
-            starter = names.get(data["start_player"], "?")
-            text = f"round {round_no} starts; {starter} begins"
-        elif data["type"] == "game_started":
-            text = "game created" + (" with the extra wild card" if data["extra_wild"] else "")
-        elif data["type"] == "game_ended":
-            winner = data.get("winner")
-            who = names.get(winner) if winner is not None else None
-            text = f"game ended: {data['reason']}" + (f", {who} wins" if who else "")
-        else:
-            phrase = describe_event(data)
-            if phrase is None:
-                continue
-            text = f"{names.get(data.get('seat'), '?')} {phrase}"
-        lines.append({"seq": event.seq, "round": round_no, "text": text, "at": event.created_at})
+        text = event_line(data, names)
+        if text is not None:
+            lines.append(
+                {"seq": event.seq, "round": round_no, "text": text, "at": event.created_at}
+            )
     return lines

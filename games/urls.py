@@ -7,6 +7,7 @@ urlpatterns = [
     path("games/finished/", views.finished, name="finished"),
     path("games/<int:pk>/", views.game, name="game"),
     path("games/<int:pk>/play/", views.play, name="play"),
+    path("games/<int:pk>/replay/", views.replay, name="replay"),
     path("invitations/new/", views.invite, name="invite"),
     path(
         "invitations/<int:pk>/<str:answer>/",
@@ -23,6 +24,8 @@ urlpatterns = [
     path("api/games/<str:pk>/extend/", api.game_extend, name="api_game_extend"),
     path("api/games/<str:pk>/rematch/", api.game_rematch, name="api_game_rematch"),
     path("api/games/<str:pk>/chat/", api.game_chat, name="api_game_chat"),
+    path("api/games/<str:pk>/replay/", api.game_replay, name="api_game_replay"),
+    path("api/games/<str:pk>/export/", api.game_export, name="api_game_export"),
     path("api/reports/", api.reports, name="api_reports"),
     path("api/blocks/", api.blocks, name="api_blocks"),
     path("api/blocks/<str:username>/remove/", api.unblock),

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import uuid
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from . import queries, services
-from .errors import NotFound, ServiceError
+from . import history, queries, services
+from .errors import Forbidden, NotFound, ServiceError
 from .forms import InvitationForm
 from .models import Game
 from .rules.bots import GIVING_UP
@@ -104,6 +106,44 @@ def game(request, pk):
         "rows": _board_rows(view),
     }
     return render(request, "games/game.html", context)
+
+
+@login_required
+def replay(request, pk):
+    """Step through a game event by event; the steps come from the replay API."""
+    try:
+        found = services.get_game(pk)
+        data = history.replay(found, request.user, request.GET.get("as"))
+    except NotFound as error:
+        raise Http404(error.message) from None
+    except Forbidden as error:
+        return render(request, "games/replay_refused.html", {"error": error}, status=403)
+    over = found.status != Game.Status.ACTIVE
+    query = "?" + urlencode({"as": data["players"]["me"]})
+    context = {
+        "replay": data,
+        "over": over,
+        "rounds": _timeline_by_round(data["steps"]),
+        "config": {
+            "id": found.pk,
+            "players": data["players"],
+            "status": found.status,
+            "source": reverse("api_game_replay", args=[found.pk]) + query,
+        },
+        "other_side": data["players"]["opponent"] if over else None,
+    }
+    return render(request, "games/replay.html", context)
+
+
+def _timeline_by_round(steps: list[dict]) -> list[dict]:
+    """The steps that say something, grouped by round, numbered from 1 as on the page."""
+    rounds = [{"round": 0, "lines": []}]
+    for number, step in enumerate(steps, start=1):
+        if step["kind"] == "round_started":
+            rounds.append({"round": step["view"]["round"], "lines": []})
+        if step["text"]:
+            rounds[-1]["lines"].append({"step": number, "text": step["text"], "by": step["by"]})
+    return [r for r in rounds if r["lines"]]
 
 
 def _board_rows(view: dict) -> list[dict]:

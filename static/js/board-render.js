@@ -354,6 +354,8 @@ export function extrasHtml(game) {
   if (view.legal.some((c) => c.type === "abort")) {
     parts.push(`<button type="button" class="secondary" data-action="abort">Abort (no result)</button>`);
   }
+  const replayLabel = view.status === "active" ? "Step through the moves so far" : "Replay the game";
+  parts.push(`<a class="button secondary" href="/games/${game.id}/replay/">${replayLabel}</a>`);
   parts.push(`<button type="button" class="secondary" data-report-game>Report this game</button>`);
   if (view.status === "active") {
     parts.push(`<button type="button" class="secondary" data-action="resign">Resign</button>`);

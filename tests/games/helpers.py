@@ -27,6 +27,25 @@ def assert_no_secrets(data) -> None:
             assert_no_secrets(value)
 
 
+def play_on(game, seed=0, until_version=None):
+    """Random legal commands through the service, until the game ends (or a version)."""
+    from games import rules, services
+    from games.models import Game
+
+    rng = random.Random(seed)
+    by_seat = {s.seat: s.user for s in game.seats.all()}
+    while True:
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            return game
+        if until_version is not None and game.version >= until_version:
+            return game
+        state = game.rules_state()
+        seat = state.turn
+        command = rules.random_command(state, seat, rng)
+        services.do_command(game.pk, by_seat[seat], command, game.version, str(uuid.uuid4()))
+
+
 def post(client, url, body=None, **extra):
     return client.post(url, data=json.dumps(body or {}), content_type="application/json", **extra)
 

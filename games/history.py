@@ -1,0 +1,109 @@
+"""A game's past: the replay (one board per event) and the export of its whole log.
+
+Both are read from the event log alone. The replay folds the events one by one and shows
+each state through ``rules.player_view``, as the live board does, so it never holds the
+deck order; the export holds the raw log, deck order included, and is only given out
+once the game is over.
+"""
+
+from __future__ import annotations
+
+from . import rules
+from .errors import Conflict, Forbidden, NotFound
+from .models import Game
+from .narrate import event_line
+
+EXPORT_FORMAT = "shanghaien-game"
+EXPORT_VERSION = 1
+
+
+def replay_side(game: Game, seats: list, user, as_player: str | None) -> int:
+    """The seat the replay is seen from, after checking that ``user`` may see it.
+
+    A finished game (also aborted or annulled) can be replayed by everyone logged in,
+    from either player's side; a game in progress only by its two players, from their
+    own side and up to now.
+    """
+    own = next((s.seat for s in seats if s.user_id == user.pk), None)
+    if as_player:
+        chosen = next((s.seat for s in seats if s.user.username.lower() == as_player.lower()), None)
+        if chosen is None:
+            raise NotFound("not_a_player", f"{as_player!r} did not play in this game.")
+    else:
+        chosen = 0 if own is None else own
+    if game.status == Game.Status.ACTIVE:
+        if own is None:
+            raise Forbidden("game_not_over", "A game in progress is replayed only by its players.")
+        if chosen != own:
+            raise Forbidden("game_not_over", "While the game goes on, you see it from your side.")
+    return chosen
+
+
+def replay(game: Game, user, as_player: str | None = None) -> dict:
+    """Every step of the game as ``user`` may see it: the board after each event."""
+    seats = list(game.seats.select_related("user").order_by("seat"))
+    side = replay_side(game, seats, user, as_player)
+    names = {s.seat: s.user.username for s in seats}
+    steps, rounds = [], []
+    state = None
+    for event in game.events.order_by("seq"):
+        data = event.as_rules_event()
+        state = rules.evolve(state, data)
+        if data["type"] == "round_started":
+            rounds.append({"round": data["round"], "step": len(steps)})
+        actor = data.get("seat")  # who acted; None for the game's own events
+        steps.append(
+            {
+                "seq": event.seq,
+                "kind": data["type"],
+                "by": None if actor is None else ("me" if actor == side else "opponent"),
+                "text": event_line(data, names),
+                "at": event.created_at.isoformat(),
+                "view": _without_moves(rules.player_view(state, side)),
+            }
+        )
+    return {
+        "id": game.pk,
+        "status": game.status,
+        "extra_wild": game.extra_wild,
+        "players": {"me": names[side], "opponent": names[1 - side]},
+        "seats": [names[0], names[1]],
+        "version": game.version,
+        "rounds": rounds,
+        "steps": steps,
+    }
+
+
+def _without_moves(view: dict) -> dict:
+    view["legal"] = []  # a replay shows what happened, not what could be played
+    return view
+
+
+def export(game: Game) -> dict:
+    """The whole log of a game that is over, deck order included, with its recorded result."""
+    if game.status == Game.Status.ACTIVE:
+        raise Conflict(
+            "game_not_over", "A game is exported once it is over: its log holds the deck order."
+        )
+    players = [s.user.username for s in game.seats.select_related("user").order_by("seat")]
+    return {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_VERSION,
+        "id": game.pk,
+        "extra_wild": game.extra_wild,
+        "rated": getattr(game, "rated", False),
+        "days_per_move": game.days_per_move,
+        "players": players,
+        "created_at": game.created_at.isoformat(),
+        "finished_at": game.finished_at.isoformat() if game.finished_at else None,
+        "result": {
+            "status": game.status,
+            "reason": game.result_reason,
+            "winner": None if game.winner_id is None else players.index(game.winner.username),
+            "scores": [game.score0, game.score1],
+        },
+        "events": [
+            {"seq": e.seq, "at": e.created_at.isoformat(), "event": e.as_rules_event()}
+            for e in game.events.order_by("seq")
+        ],
+    }

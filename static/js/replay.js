@@ -1,0 +1,190 @@
+// The replay: one board per event of the game, fetched once from
+// /api/games/<id>/replay/ and drawn with the live board's own rendering (board-render.js).
+import {
+  esc,
+  resultHtml,
+  roundEndHtml,
+  scoreTableHtml,
+  showsRoundEnd,
+  tavernHtml,
+} from "./board-render.js";
+
+const root = document.getElementById("replay");
+const config = JSON.parse(document.getElementById("replay-config").textContent);
+const ui = { steps: [], rounds: [], index: 0, overview: null, playing: null };
+
+function gameAt(step) {
+  // The shape the board's renderers expect, seen as a watcher (no controls, no clock).
+  return {
+    id: config.id, players: config.players, view: step.view, watching: true,
+    clock: { away: {} }, recent: [], chat: [],
+  };
+}
+
+function rollHtml(view) {
+  if (!view.roll) return "";
+  const who = view.roll.by === "me" ? config.players.me : config.players.opponent;
+  const dice = view.roll.dice
+    .map((v) => `<span class="die big ${view.roll.by}" role="img" aria-label="a die showing ${v}">${v}</span>`)
+    .join("");
+  return `<div class="rolled replay-roll" aria-label="${esc(who)}'s roll"><span class="label">${esc(who)}'s roll:</span> ${dice}</div>`;
+}
+
+function situation(view) {
+  const names = config.players;
+  if (view.status === "finished") {
+    const r = view.result;
+    if (r.reason === "aborted") return "Game aborted: no result.";
+    if (r.reason === "annulled") return "Game annulled by a moderator: no result.";
+    const who = r.winner === "me" ? `${names.me} won` : r.winner === "opponent" ? `${names.opponent} won` : "A draw";
+    const how = r.reason === "completed" ? "" : ` (${r.reason === "resignation" ? "by resignation" : r.reason})`;
+    return `Game over: ${who}${how}, ${r.me.total} : ${r.opponent.total}.`;
+  }
+  if (view.round === 0 || view.turn === null) return "";
+  const mover = view.turn === "me" ? names.me : names.opponent;
+  return `Round ${view.round} of ${view.rounds} · ${mover} to move`;
+}
+
+function controlsHtml() {
+  const last = ui.steps.length - 1;
+  const at = ui.index;
+  const current = ui.rounds.filter((r) => r.step <= at).pop();
+  const rounds = ui.rounds.map((r) => `<button type="button" class="round-jump${current === r ? " current" : ""}"
+      data-jump="${r.step}" aria-label="Jump to round ${r.round}"${current === r ? ' aria-current="step"' : ""}>${r.round}</button>`).join("");
+  return `<div class="replay-controls" role="group" aria-label="Step through the game">
+      <button type="button" data-go="first" ${at === 0 ? "disabled" : ""} aria-label="First step">« First</button>
+      <button type="button" data-go="back" ${at === 0 ? "disabled" : ""} aria-label="One step back">◀ Back</button>
+      <button type="button" data-go="play" aria-label="${ui.playing ? "Pause" : "Play"}">${ui.playing ? "❚❚ Pause" : "▶ Play"}</button>
+      <button type="button" data-go="forward" ${at === last ? "disabled" : ""} aria-label="One step forward">Forward ▶</button>
+      <button type="button" data-go="last" ${at === last ? "disabled" : ""} aria-label="Last step">Last »</button>
+      <label class="scrub"><span class="visually-hidden">Step</span>
+        <input type="range" min="1" max="${last + 1}" value="${at + 1}" data-scrub></label>
+      <span class="step-count">Step ${at + 1} of ${last + 1}</span>
+    </div>
+    <div class="round-jumps" role="group" aria-label="Rounds"><span>Rounds:</span> ${rounds}</div>`;
+}
+
+function paint() {
+  const step = ui.steps[ui.index];
+  const game = gameAt(step);
+  const view = step.view;
+  root.dataset.step = ui.index + 1;
+  root.dataset.steps = ui.steps.length;
+  root.dataset.status = view.status;
+  root.dataset.round = view.round;
+  const mover = step.by === "me" ? "me" : step.by === "opponent" ? "opponent" : "game";
+  root.innerHTML = `
+    ${controlsHtml()}
+    <div class="replay-now" role="status" aria-live="polite">
+      <p class="what ${mover}">${esc(step.text || "")}</p>
+      <p class="where">${esc(situation(view))} <time datetime="${step.at}">${esc(new Date(step.at).toLocaleString())}</time></p>
+    </div>
+    ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
+    ${view.status === "finished" ? "" : tavernHtml(game)}
+    ${rollHtml(view)}
+    ${resultHtml(game)}
+    ${scoreTableHtml(game, ui)}`;
+  for (const item of document.querySelectorAll(".replay-timeline li")) {
+    const current = Number(item.dataset.step) === ui.index + 1;
+    item.classList.toggle("current", current);
+    if (current) item.setAttribute("aria-current", "step");
+    else item.removeAttribute("aria-current");
+  }
+}
+
+function go(index, { updateHash = true } = {}) {
+  ui.index = Math.max(0, Math.min(ui.steps.length - 1, index));
+  if (updateHash) history.replaceState(null, "", `#step-${ui.index + 1}`);
+  paint();
+}
+
+function stepFromHash() {
+  const match = /^#step-(\d+)$/.exec(location.hash);
+  return match ? Number(match[1]) - 1 : null;
+}
+
+function togglePlay() {
+  if (ui.playing) {
+    clearInterval(ui.playing);
+    ui.playing = null;
+  } else {
+    if (ui.index === ui.steps.length - 1) ui.index = 0;
+    ui.playing = setInterval(() => {
+      if (ui.index >= ui.steps.length - 1) togglePlay();
+      else go(ui.index + 1);
+    }, 700);
+  }
+  paint();
+}
+
+function stopPlaying() {
+  if (ui.playing) togglePlay();
+}
+
+root.addEventListener("click", (event) => {
+  const target = event.target.closest("button");
+  if (!target) {
+    if (ui.overview && !event.target.closest(".overview")) { ui.overview = null; paint(); }
+    return;
+  }
+  const data = target.dataset;
+  if (data.go === "play") return togglePlay();
+  if (data.go) {
+    stopPlaying();
+    const moves = { first: 0, back: ui.index - 1, forward: ui.index + 1, last: ui.steps.length - 1 };
+    return go(moves[data.go]);
+  }
+  if (data.jump) { stopPlaying(); return go(Number(data.jump)); }
+  if (data.overview) { ui.overview = ui.overview === data.overview ? null : data.overview; return paint(); }
+  if ("closeOverview" in data) { ui.overview = null; paint(); }
+});
+
+root.addEventListener("input", (event) => {
+  if (event.target.matches("[data-scrub]")) { stopPlaying(); go(Number(event.target.value) - 1); }
+});
+
+document.addEventListener("keydown", (event) => {
+  if (!ui.steps.length || event.target.closest("input, textarea, select")) return;
+  const keys = { ArrowLeft: ui.index - 1, ArrowRight: ui.index + 1, Home: 0, End: ui.steps.length - 1 };
+  if (event.key in keys) {
+    event.preventDefault();
+    stopPlaying();
+    go(keys[event.key]);
+  } else if (event.key === "Escape" && ui.overview) {
+    ui.overview = null;
+    paint();
+  }
+});
+
+document.querySelector(".replay-timeline")?.addEventListener("click", (event) => {
+  const item = event.target.closest("li[data-step]");
+  if (!item || !ui.steps.length) return;
+  event.preventDefault();
+  stopPlaying();
+  go(Number(item.dataset.step) - 1);
+  root.scrollIntoView({ behavior: "smooth", block: "start" });
+});
+
+window.addEventListener("hashchange", () => {
+  const index = stepFromHash();
+  if (index !== null && index !== ui.index) go(index, { updateHash: false });
+});
+
+async function load() {
+  root.innerHTML = `<p class="loading">Loading the game…</p>`;
+  try {
+    const response = await fetch(config.source, { headers: { Accept: "application/json" } });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error?.message || `error ${response.status}`);
+    ui.steps = body.steps;
+    ui.rounds = body.rounds;
+  } catch (error) {
+    root.innerHTML = `<p class="alert" role="alert">The replay could not be loaded: ${esc(error.message)}</p>`;
+    return;
+  }
+  // A finished game starts at its beginning; a game in progress at where it stands now.
+  const start = config.status === "active" ? ui.steps.length - 1 : 0;
+  go(stepFromHash() ?? start, { updateHash: false });
+}
+
+load();
