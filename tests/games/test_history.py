@@ -98,6 +98,11 @@ def test_the_replay_page_lists_every_move_and_refuses_strangers_politely(game, p
     assert "Round 8" in html and 'id="replay"' in html
     assert f"/api/games/{game.pk}/export/" in html and "?as=bernd" in html
     assert page.context["config"]["source"] == f"/api/games/{game.pk}/replay/?as=anna"
+    packed = clients["carl"].get(f"/api/games/{game.pk}/replay/", HTTP_ACCEPT_ENCODING="gzip")
+    assert packed["Content-Encoding"] == "gzip"
+    assert len(packed.content) * 20 < len(
+        clients["carl"].get(f"/api/games/{game.pk}/replay/").content
+    )
     from django.test import Client
 
     assert Client().get(f"/games/{game.pk}/replay/").status_code == 302  # to the login page
