@@ -47,6 +47,9 @@ def test_stepping_through_a_finished_game_to_the_final_score(
     assert page.get_attribute("#replay", "data-round") == "3"
     assert "Round 3 starts" in page.inner_text(".replay-now .what")
     assert page.locator(".replay-timeline li.current").count() == 1
+    for _ in range(6):
+        forward.click()
+    screenshot(page, "replay-in-round-3")
 
     page.keyboard.press("End")  # the last step: the final score
     assert step(page) == steps
