@@ -228,14 +228,18 @@ root.addEventListener("submit", (event) => {
   input.value = "";
 });
 
-// Overview windows open on hover and on keyboard focus; a click or tap pins them.
-root.addEventListener("mouseover", (event) => {
+// Overview windows open while a mouse hovers their button; a click or tap pins them.
+// Only a real mouse hovers: a finger's tap also sends mouse events, and opening the
+// window on those would put it under the finger just before the tap's click lands.
+root.addEventListener("pointerover", (event) => {
+  if (event.pointerType !== "mouse") return;
   const target = event.target.closest("[data-overview]");
   if (target && ui.overview !== target.dataset.overview && !ui.pinned) {
     openOverview(target.dataset.overview, false);
   }
 });
-root.addEventListener("mouseout", (event) => {
+root.addEventListener("pointerout", (event) => {
+  if (event.pointerType !== "mouse") return;
   const from = event.target.closest("[data-overview], .overview");
   const to = event.relatedTarget && event.relatedTarget.closest?.("[data-overview], .overview");
   if (from && !to && !ui.pinned) closeOverview();
