@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST
 from games.errors import ServiceError
 from games.queries import games_for, record_of
 from games.serializers import game_summary
+from ratings.queries import profile_rating
 
 from .forms import HolidayForm, PreferencesForm, SignupForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
@@ -33,6 +34,7 @@ def profile(request, username):
         "own": own,
         "record": record_of(person),
         "games": [game_summary(g, person) for g in games_for(person)[:50]],
+        "ratings": profile_rating(person),
     }
     if own:
         context["preferences"] = PreferencesForm(instance=person)

@@ -57,6 +57,7 @@ class GameAdmin(admin.ModelAdmin):
         "status",
         "extra_wild",
         "days_per_move",
+        "rated",
         "version",
         "round",
         "to_move",

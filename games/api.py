@@ -110,7 +110,7 @@ def _field(data: dict, name: str, default=None, required=False):
 def invitations(request):
     if request.method == "POST":
         data = request.data
-        unknown = set(data) - {"to", "extra_wild", "days_per_move", "message"}
+        unknown = set(data) - {"to", "extra_wild", "days_per_move", "message", "rated"}
         if unknown:
             raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
         invitation = services.do_invite(
@@ -119,6 +119,7 @@ def invitations(request):
             extra_wild=_field(data, "extra_wild", False),
             days_per_move=_field(data, "days_per_move", 3),
             message=_field(data, "message", ""),
+            rated=_field(data, "rated", True),
         )
         return JsonResponse(invitation_json(invitation), status=201)
     lists = queries.invitations_for(request.user)

@@ -15,3 +15,9 @@ class InvitationForm(forms.Form):
         label="Days per move", choices=DAYS_PER_MOVE_CHOICES, coerce=int, initial=3
     )
     message = forms.CharField(label="Message", required=False, max_length=300)
+    rated = forms.BooleanField(
+        label="Rated game",
+        required=False,
+        initial=True,
+        help_text="The result changes both players' ratings; untick for a casual game.",
+    )

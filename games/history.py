@@ -91,7 +91,7 @@ def export(game: Game) -> dict:
         "format_version": EXPORT_VERSION,
         "id": game.pk,
         "extra_wild": game.extra_wild,
-        "rated": getattr(game, "rated", False),
+        "rated": game.rated,
         "days_per_move": game.days_per_move,
         "players": players,
         "created_at": game.created_at.isoformat(),

@@ -25,6 +25,7 @@ class Game(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     extra_wild = models.BooleanField("extra wild card variant", default=False)
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
+    rated = models.BooleanField(default=True, help_text="the result changes both ratings")
     version = models.PositiveIntegerField(default=0, help_text="seq of the last event")
     state = models.JSONField(help_text="snapshot: the fold of the event log (holds secrets)")
     round = models.PositiveSmallIntegerField(default=1)
@@ -181,6 +182,7 @@ class Invitation(models.Model):
     )
     extra_wild = models.BooleanField("extra wild card variant", default=False)
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
+    rated = models.BooleanField(default=True, help_text="a rated game, or a casual one")
     message = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     game = models.OneToOneField(

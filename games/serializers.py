@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from accounts.models import Holiday
+from ratings.queries import game_ratings
 
 from . import rules
 from .clock import effective_deadline
@@ -51,6 +52,8 @@ def game_json(game: Game, user) -> dict:
         "status": game.status,
         "extra_wild": game.extra_wild,
         "days_per_move": game.days_per_move,
+        "rated": game.rated,
+        "ratings": game_ratings(game, seats[side].user_id, seats[1 - side].user_id),
         "watching": watching,
         "players": {"me": names[side], "opponent": names[1 - side]},
         "created_at": game.created_at.isoformat(),
@@ -142,6 +145,7 @@ def game_summary(game: Game, user) -> dict:
         "round": game.round,
         "extra_wild": game.extra_wild,
         "days_per_move": game.days_per_move,
+        "rated": game.rated,
         "result": None
         if game.status != Game.Status.FINISHED
         else {
@@ -173,6 +177,7 @@ def invitation_json(invitation: Invitation) -> dict:
         "to": invitation.to_user.username if invitation.to_user else None,
         "extra_wild": invitation.extra_wild,
         "days_per_move": invitation.days_per_move,
+        "rated": invitation.rated,
         "message": invitation.message,
         "status": invitation.status,
         "game": invitation.game_id,

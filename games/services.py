@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Block
+from ratings import services as ratings
 
 from . import broadcast, rules
 from .clock import effective_deadline
@@ -45,7 +46,7 @@ _rng = secrets.SystemRandom()
 # -- invitations ------------------------------------------------------------------------
 
 
-def check_invitation(user, to: str | None, extra_wild, days_per_move, message) -> dict:
+def check_invitation(user, to: str | None, extra_wild, days_per_move, message, rated=True) -> dict:
     """The validated fields of a new invitation."""
     if to is not None and not isinstance(to, str):
         raise BadRequest("bad_request", "'to' is a username, or null for an open invitation.")
@@ -56,6 +57,8 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message) -
         raise BadRequest("bad_days_per_move", f"'days_per_move' is one of {choices}.")
     if not isinstance(message, str) or len(message) > MESSAGE_MAX:
         raise BadRequest("bad_message", f"'message' is text of at most {MESSAGE_MAX} characters.")
+    if not isinstance(rated, bool):
+        raise BadRequest("bad_rated", "'rated' is true (a rated game) or false (a casual one).")
     to_user = None
     if to:
         to_user = get_user_model().objects.filter(username__iexact=to.strip()).first()
@@ -70,11 +73,14 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message) -
         "extra_wild": extra_wild,
         "days_per_move": days_per_move,
         "message": message.strip(),
+        "rated": rated,
     }
 
 
-def do_invite(user, to=None, extra_wild=False, days_per_move=3, message="") -> Invitation:
-    fields = check_invitation(user, to, extra_wild, days_per_move, message)
+def do_invite(
+    user, to=None, extra_wild=False, days_per_move=3, message="", rated=True
+) -> Invitation:
+    fields = check_invitation(user, to, extra_wild, days_per_move, message, rated)
     with transaction.atomic():
         invitation = Invitation.objects.create(from_user=user, **fields)
         to_user = invitation.to_user
@@ -121,6 +127,7 @@ def do_accept_invitation(invitation_id, user) -> Game:
         game = Game.objects.create(
             extra_wild=invitation.extra_wild,
             days_per_move=invitation.days_per_move,
+            rated=invitation.rated,
             state=rules.state_to_json(state),
             last_move_at=now,
         )
@@ -285,6 +292,7 @@ def _copy_state_fields(game: Game, state: rules.GameState, players: list, now) -
             queue(mover, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
     result = state.result
     if result is not None:
+        arrived = game.status == Game.Status.ACTIVE  # the result arrives now
         game.status = {
             "aborted": Game.Status.ABORTED,
             "annulled": Game.Status.ANNULLED,
@@ -294,6 +302,8 @@ def _copy_state_fields(game: Game, state: rules.GameState, players: list, now) -
         game.score0, game.score1 = (s.total for s in result.scores)
         game.finished_at = now
         game.deadline = None
+        if arrived and game.rated and game.status == Game.Status.FINISHED:
+            ratings.apply_result(game, players)  # aborted and annulled games are not rated
 
 
 def replay_events(game: Game) -> rules.GameState:
@@ -388,6 +398,7 @@ def do_rematch(game_id, user) -> Invitation:
             to_user=opponent,
             extra_wild=game.extra_wild,
             days_per_move=game.days_per_move,
+            rated=game.rated,
             message="Rematch?",
             rematch_of=game,
         )

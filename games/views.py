@@ -53,7 +53,9 @@ def invite(request):
         services.do_invite(
             request.user,
             to=form.cleaned_data["to"] or None,
-            **{k: form.cleaned_data[k] for k in ("extra_wild", "days_per_move", "message")},
+            **{
+                k: form.cleaned_data[k] for k in ("extra_wild", "days_per_move", "message", "rated")
+            },
         )
     except ServiceError as error:
         messages.error(request, error.message)

@@ -16,6 +16,8 @@ PERMISSIONS = [
     ("games", "annul_game"),
     ("games", "adjudicate_game"),
     ("games", "hide_chatmessage"),
+    ("ratings", "view_playerrating"),
+    ("ratings", "view_ratingchange"),
     ("moderation", "view_report"),
     ("moderation", "resolve_report"),
     ("moderation", "view_auditentry"),

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "channels",
     "accounts",
     "games",
+    "ratings",
     "moderation",
 ]
 

@@ -8,5 +8,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("ratings.urls")),
     path("", include("games.urls")),
 ]

@@ -52,6 +52,16 @@ function pips(count, side) {
 
 // -- status ------------------------------------------------------------------------------
 
+function ratingsHtml(game) {
+  const part = (side, name) => {
+    const c = game.ratings[side];
+    const sign = c.change >= 0 ? "+" : "";
+    return `<span class="${side}">${esc(name)} ${c.before} → ${c.after} (${sign}${c.change})</span>`;
+  };
+  const me = game.watching ? game.players.me : "you";
+  return `<span class="ratings">Ratings: ${part("me", me)} · ${part("opponent", game.players.opponent)}</span>`;
+}
+
 export function statusHtml(game, ui) {
   const view = game.view;
   const names = game.players;
@@ -64,6 +74,8 @@ export function statusHtml(game, ui) {
       : r.winner === "opponent" ? `${names.opponent} won` : "A draw";
     const how = r.reason === "completed" ? "" : ` (${r.reason === "resignation" ? "by resignation" : r.reason})`;
     lines.push(`<strong>Game over: ${esc(who)}${how}, ${r.me.total} : ${r.opponent.total}.</strong>`);
+    if (game.ratings) lines.push(ratingsHtml(game));
+    else if (game.rated === false) lines.push("A casual game: ratings did not change.");
   } else {
     let turn;
     if (game.watching) turn = `${esc(view.turn === "me" ? names.me : names.opponent)} to move (you are watching)`;
@@ -74,7 +86,8 @@ export function statusHtml(game, ui) {
         placement: "<strong>Your turn:</strong> place a die, or first play a dirty trick",
       }[view.phase];
     } else turn = `${esc(names.opponent)}'s turn`;
-    lines.push(`Round ${view.round} of ${view.rounds} · ${turn}`);
+    const kind = game.rated === undefined ? "" : game.rated ? "rated · " : "casual · ";
+    lines.push(`Round ${view.round} of ${view.rounds} · ${kind}${turn}`);
     const clock = game.clock;
     if (clock.deadline) {
       const extra = clock.extended ? " (one extra day given)" : "";

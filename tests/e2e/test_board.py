@@ -106,6 +106,11 @@ def test_two_players_sign_up_invite_and_play_a_whole_game_by_clicking(
     bernd_totals = bernd.locator(".result .total").all_inner_texts()
     assert anna_totals == list(reversed(bernd_totals))
     assert "Game over" in anna.inner_text(".status")
+    # the rated game's rating changes arrive with the final state, each from its side
+    anna_ratings = anna.inner_text(".status .ratings")
+    bernd_ratings = bernd.inner_text(".status .ratings")
+    assert anna_ratings.startswith("Ratings: you 1500 → ") and " · bernd 1500 → " in anna_ratings
+    assert bernd_ratings.startswith("Ratings: you 1500 → ") and " · anna 1500 → " in bernd_ratings
     for context in contexts:
         context.close()
 

@@ -89,7 +89,8 @@ def test_finished_games_are_listed(game, players, clients):
     services.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x")
     page = clients["bernd"].get("/games/finished/")
     assert [g["id"] for g in page.context["games"]] == [game.pk]
-    assert "Won" in page.content.decode()
+    html = page.content.decode()
+    assert "Won" in html and ">rated</span>" in html and ">casual</span>" not in html
 
 
 def test_the_page_title_counts_the_games_waiting_for_you(game, clients):

@@ -1,0 +1,22 @@
+from django.contrib import admin
+
+from moderation.actions import ReadOnlyAdmin
+
+from .models import PlayerRating, RatingChange
+
+
+@admin.register(PlayerRating)
+class PlayerRatingAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = ("user", "rating", "deviation", "volatility", "games", "wins", "draws", "losses")
+    list_select_related = ("user",)
+    search_fields = ("user__username",)
+    ordering = ("-rating",)
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = ("game", "user", "score", "rating_before", "rating_after", "created_at")
+    list_select_related = ("user", "game")
+    search_fields = ("user__username",)
+    list_filter = ("score",)
+    raw_id_fields = ("game", "user")

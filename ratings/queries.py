@@ -1,0 +1,96 @@
+"""What the ranking page and a player's profile show of the ratings."""
+
+from __future__ import annotations
+
+from django.db.models import BooleanField, Case, OuterRef, Q, Subquery, Value, When
+from django.utils import timezone
+
+from games.models import Seat
+
+from .chart import rating_chart
+from .models import PROVISIONAL_DEVIATION, PlayerRating, RatingChange
+
+RANKING_SIZE = 100
+RECENT_GAMES = 5
+
+
+def ranking(size: int = RANKING_SIZE) -> list[PlayerRating]:
+    """The best players by rating, in one query: established ratings first, then provisional
+    ones (deviation above ``PROVISIONAL_DEVIATION``); only players with a rated game who can
+    play (active, not suspended)."""
+    now = timezone.now()
+    return list(
+        PlayerRating.objects.filter(games__gte=1, user__is_active=True)
+        .filter(Q(user__suspended_until__isnull=True) | Q(user__suspended_until__lte=now))
+        .select_related("user")
+        .annotate(
+            is_provisional=Case(
+                When(deviation__gt=PROVISIONAL_DEVIATION, then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        )
+        .order_by("is_provisional", "-rating", "user__username")[:size]
+    )
+
+
+def ranking_rows(players: list[PlayerRating]) -> dict:
+    """The ranking split for the page: ranked (established) and provisional rows."""
+    rows = {"ranked": [], "provisional": []}
+    for player in players:
+        row = {
+            "username": player.user.username,
+            "rating": round(player.rating),
+            "interval": round(2 * player.deviation),
+            "games": player.games,
+            "wins": player.wins,
+            "draws": player.draws,
+            "losses": player.losses,
+            "win_rate": round(100 * player.wins / player.games) if player.games else 0,
+        }
+        if player.is_provisional:
+            rows["provisional"].append(row)
+        else:
+            rows["ranked"].append({**row, "rank": len(rows["ranked"]) + 1})
+    return rows
+
+
+def profile_rating(person) -> dict:
+    """A player's current rating, the history chart and the last rated games."""
+    current = PlayerRating.objects.filter(user=person, games__gte=1).first()
+    if current is None:
+        return {"rating": None, "chart": None, "recent": []}
+    changes = list(
+        RatingChange.objects.filter(user=person)
+        .order_by("created_at", "id")
+        .values_list("rating_before", "rating_after")
+    )
+    # the line starts where the player started (1500 for everyone), then one point a game
+    history = [changes[0][0]] + [after for _, after in changes] if changes else []
+    opponent = Seat.objects.filter(game=OuterRef("game")).exclude(user=person)
+    recent = (
+        RatingChange.objects.filter(user=person)
+        .annotate(opponent=Subquery(opponent.values("user__username")[:1]))
+        .order_by("-created_at", "-id")[:RECENT_GAMES]
+    )
+    return {
+        "rating": current,
+        "chart": rating_chart(history),
+        "recent": list(recent),
+    }
+
+
+def game_ratings(game, me_id, opponent_id) -> dict | None:
+    """What a finished rated game did to both ratings, by side (rounded to whole points),
+    or None for a casual game, a game in progress, or one that ended without a result."""
+    if not game.rated or game.status != game.Status.FINISHED:
+        return None
+    changes = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    if me_id not in changes or opponent_id not in changes:
+        return None
+    return {side: _change(changes[uid]) for side, uid in (("me", me_id), ("opponent", opponent_id))}
+
+
+def _change(change: RatingChange) -> dict:
+    before, after = round(change.rating_before), round(change.rating_after)
+    return {"before": before, "after": after, "change": after - before}

@@ -1,0 +1,36 @@
+import random
+
+import pytest
+from django.contrib.auth.models import Group
+
+from moderation.roles import MODERATORS
+
+
+@pytest.fixture
+def moderator(django_user_model):
+    user = django_user_model.objects.create_user("mia", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=MODERATORS))
+    return user
+
+
+def start_game(players, rated=True, rng=None, monkeypatch=None):
+    """A game between anna (seat 0) and bernd (seat 1); ``rng`` replaces the server's dice."""
+    from games import services
+
+    if rng is not None:
+        monkeypatch.setattr(services, "_rng", rng)
+    invitation = services.do_invite(players["anna"], to="bernd", rated=rated)
+    return services.do_accept_invitation(invitation.pk, players["bernd"])
+
+
+def simulate(seed: int):
+    """The result of the game that ``play_drawn_game`` plays with this seed, by the engine alone."""
+    from games import rules
+
+    dice, choices = random.Random(seed), random.Random(seed + 1_000_000)
+    state, _ = rules.new_game(dice, extra_wild=False)
+    while not state.finished:
+        seat = state.turn
+        for event in rules.decide(state, seat, rules.random_command(state, seat, choices), dice):
+            state = rules.evolve(state, event)
+    return state.result
