@@ -6,11 +6,13 @@ each connection builds its own viewer's JSON.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections import deque
 
-from channels.db import DatabaseSyncToAsync, aclose_old_connections
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from . import services
@@ -20,6 +22,7 @@ from .models import Game
 from .serializers import chat_json, game_json, invitation_json
 
 MAX_FRAME = 16 * 1024
+logger = logging.getLogger(__name__)
 
 
 def database_sync_to_async(func):
@@ -28,12 +31,14 @@ def database_sync_to_async(func):
     Channels runs every thread-sensitive call of a process on a single thread, which
     queues all sockets' database work behind each other (bench/load.py showed it). Each
     call here is a complete unit (the services open and commit their own transactions),
-    so it may run on any thread; connections are closed around it as Channels does.
+    so it may run on any thread; connections are closed around it as Channels does, which
+    is why the consumers need no ``aclose_old_connections`` of their own.
     """
     return DatabaseSyncToAsync(func, thread_sensitive=False)
 
 
 COMMANDS_PER_SECOND = 20
+HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (services.SOCKET_LEASE)
 
 # Close codes sent before accepting (the client sees a refused handshake).
 NOT_AUTHENTICATED = 4401
@@ -69,7 +74,6 @@ class GameConsumer(JsonProtocolConsumer):
         if not self.user.is_authenticated:
             return await self.close(code=NOT_AUTHENTICATED)
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        await aclose_old_connections()
         self.seat = await self._seat()
         if self.seat is False:
             return await self.close(code=NOT_FOUND)
@@ -79,13 +83,25 @@ class GameConsumer(JsonProtocolConsumer):
         await self.accept()
         if self.seat is not None:
             await database_sync_to_async(services.socket_opened)(self.game_id, self.user)
+            self.heartbeat = asyncio.create_task(self._renew_lease())
         await self.send_state()
+
+    async def _renew_lease(self):
+        """While the socket is open, tell the database now and then that it still is."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await database_sync_to_async(services.socket_alive)(self.game_id, self.user)
+            except Exception:  # a database hiccup: the next beat tries again
+                logger.warning("could not renew the socket lease", exc_info=True)
 
     async def disconnect(self, code):
         if hasattr(self, "sent_version"):
             await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
             if self.seat is not None:
-                await aclose_old_connections()
+                heartbeat = getattr(self, "heartbeat", None)
+                if heartbeat is not None:
+                    heartbeat.cancel()
                 await database_sync_to_async(services.socket_closed)(self.game_id, self.user)
 
     @database_sync_to_async
@@ -99,7 +115,6 @@ class GameConsumer(JsonProtocolConsumer):
         return game_json(services.get_game(self.game_id), self.user)
 
     async def send_state(self, force: bool = True) -> None:
-        await aclose_old_connections()
         game = await self._game_json()
         if not force and game["version"] <= self.sent_version:
             return  # this connection has it already
@@ -122,7 +137,6 @@ class GameConsumer(JsonProtocolConsumer):
         if set(content) != {"type", "text"}:
             return await self.send_error("bad_request", "A chat message is {type, text}.")
         try:
-            await aclose_old_connections()
             await database_sync_to_async(services.do_chat)(self.game_id, self.user, content["text"])
         except ServiceError as error:
             await self.send_error(error.code, error.message)
@@ -139,7 +153,6 @@ class GameConsumer(JsonProtocolConsumer):
         return chat_json(message, self.user.pk if self.seat is not None else seat0)
 
     async def chat_message(self, event):
-        await aclose_old_connections()
         message = await self._chat_json(event["id"])
         if message is not None:
             await self.send_json({"type": "chat", "message": message})
@@ -170,7 +183,6 @@ class GameConsumer(JsonProtocolConsumer):
         try:
             if unknown:
                 raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
-            await aclose_old_connections()
             outcome = await database_sync_to_async(services.do_command)(
                 self.game_id,
                 self.user,
@@ -215,7 +227,6 @@ class LobbyConsumer(JsonProtocolConsumer):
         return Game.objects.filter(pk=game_id, to_move=self.user).exists()
 
     async def lobby_games_changed(self, event):
-        await aclose_old_connections()
         game_id, waiting = event["game"], await self._waiting()
         if await self._to_move(game_id):
             await self.send_json({"type": "your_turn", "game": game_id, "your_turn": waiting})
@@ -229,7 +240,6 @@ class LobbyConsumer(JsonProtocolConsumer):
         return invitation_json(invitation)
 
     async def lobby_invitation(self, event):
-        await aclose_old_connections()
         await self.send_json(
             {
                 "type": "invitation",

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from . import services
 from .clock import effective_deadline, reminder_due
-from .models import Game, Notification, Seat
+from .models import Game, Notification
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def _email(notification: Notification) -> tuple[str, str] | str:
     if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
         if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
             return "no longer your turn"
-        if kind == Notification.Kind.TURN and _has_game_open(game, user):
+        if kind == Notification.Kind.TURN and services.has_game_open(game, user):
             return "game open"
         opponent = next(s.user for s in game.seats.select_related("user") if s.user_id != user.pk)
         deadline = effective_deadline(game)
@@ -109,10 +109,6 @@ def _email(notification: Notification) -> tuple[str, str] | str:
             "These games wait for you:\n" + "\n".join(lines) + "\n",
         )
     return "unknown kind"
-
-
-def _has_game_open(game: Game, user) -> bool:
-    return Seat.objects.filter(game=game, user=user, open_sockets__gt=0).exists()
 
 
 def send_notifications(now=None) -> int:

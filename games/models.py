@@ -88,10 +88,13 @@ class Seat(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
     )
     seat = models.PositiveSmallIntegerField(choices=[(0, "0"), (1, "1")])
-    # Game sockets this player has open now, and when one last did something: while the
-    # game is open, "your turn" emails are not needed.
+    # Game sockets this player has open now: while the game is open, "your turn" emails
+    # are not needed. A socket of a server that died never closes, so the count only
+    # holds while an open socket renews socket_seen_at (services.SOCKET_LEASE).
     open_sockets = models.SmallIntegerField(default=0)
-    seen_at = models.DateTimeField(null=True, blank=True)
+    socket_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="when an open game socket last said it was alive"
+    )
 
     class Meta:
         ordering = ["game", "seat"]

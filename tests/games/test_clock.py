@@ -213,6 +213,15 @@ def test_your_turn_email_once_per_turn_and_not_while_the_game_is_open(clocked, p
 
 
 @pytest.mark.django_db
+def test_a_socket_left_open_by_a_dead_server_does_not_hold_back_emails(clocked, players):
+    mover = clocked.to_move
+    services.socket_opened(clocked.pk, mover, now=timezone.now() - dt.timedelta(minutes=10))
+    Notification.objects.create(user=mover, game=clocked, kind="turn", key="k")
+    run_worker()
+    assert [m.to for m in mail.outbox] == [[mover.email]]
+
+
+@pytest.mark.django_db
 def test_a_move_queues_the_your_turn_email_for_the_next_player(clocked):
     mover = clocked.to_move
     services.do_command(clocked.pk, mover, {"type": "roll"}, clocked.version, "a")

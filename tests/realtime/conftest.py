@@ -1,11 +1,23 @@
+import channels.testing.application
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.db import close_old_connections
 from django.test import Client
 
 from games import services
 from shanghaien.asgi import application
 
 ORIGIN = b"http://localhost"
+
+
+@pytest.fixture(autouse=True)
+def close_connections_as_in_production(monkeypatch):
+    """Channels' test communicator turns closing database connections around consumer
+    calls into a no-op while it sends or receives (for tests inside one transaction).
+    These tests are transactional and consumers run their database work on the thread
+    pool, so without closing, every pool thread's connection would outlive its test and
+    PostgreSQL would refuse to drop the test database. Close them as a server does."""
+    monkeypatch.setattr(channels.testing.application, "no_op", close_old_connections)
 
 
 def session_cookie(user) -> str:
