@@ -81,6 +81,8 @@ def test_pages_carry_a_content_security_policy(client):
     policy = client.get("/")["Content-Security-Policy"]
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert "unsafe-inline" not in policy
+    # sockets only to this site: no ws:/wss: to any host
+    assert "connect-src 'self';" in policy + ";" and "ws:" not in policy
 
 
 def settings_env_names() -> set[str]:
