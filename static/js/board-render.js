@@ -105,7 +105,10 @@ export function statusHtml(game, ui) {
     const stop = /[.!?]$/.test(last.text) ? "" : ".";
     lines.push(`<span class="last-action">${esc(names.opponent)} ${esc(last.text)}${stop}</span>`);
   }
-  if (ui.connection !== "open") lines.push(`<span class="connection">Reconnecting…</span>`);
+  if (ui.connection !== "open") {
+    const what = ui.connection === "connecting" ? "Connecting…" : "Reconnecting…";
+    lines.push(`<span class="connection">${what}</span>`);
+  }
   return lines.map((l) => `<p>${l}</p>`).join("");
 }
 

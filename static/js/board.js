@@ -49,6 +49,7 @@ function paint() {
   root.dataset.turn = view.turn ?? "none";
   root.dataset.status = view.status;
   root.dataset.pending = ui.pending ? "true" : "false";
+  root.dataset.connection = ui.connection; // connecting, open or closed
   root.innerHTML = `
     <header class="board-head">
       <h1><span class="me">${escapeName(game.players.me)}</span> vs
@@ -74,9 +75,11 @@ function escapeName(text) {
 
 // -- talking to the server ---------------------------------------------------------------
 
+const NOT_CONNECTED = "Not connected: reconnecting;";
+
 function send(command) {
   if (!ui.socket || ui.socket.readyState !== WebSocket.OPEN) {
-    ui.alert = "Not connected: reconnecting, please try again in a moment.";
+    ui.alert = `${NOT_CONNECTED} please try again in a moment.`;
     render();
     return;
   }
@@ -115,6 +118,7 @@ function onMessage(message, socket) {
 function onStatus(status, socket) {
   ui.connection = status;
   ui.socket = status === "open" ? socket : null;
+  if (status === "open" && ui.alert.startsWith(NOT_CONNECTED)) ui.alert = "";
   if (status !== "open" && ui.pending) {
     // The answer may be lost; the state sent on reconnect shows whether the move landed.
     ui.pending = null;
@@ -223,7 +227,12 @@ root.addEventListener("submit", (event) => {
   event.preventDefault();
   const input = event.target.querySelector("input");
   const text = input.value.trim();
-  if (!text || !ui.socket) return;
+  if (!text) return;
+  if (!ui.socket || ui.socket.readyState !== WebSocket.OPEN) {
+    ui.alert = `${NOT_CONNECTED} your message is kept: send it again in a moment.`;
+    render();
+    return;
+  }
   ui.socket.send(JSON.stringify({ type: "chat", text }));
   input.value = "";
 });

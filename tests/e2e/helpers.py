@@ -53,6 +53,11 @@ def board(page) -> dict:
     )
 
 
+def wait_until_live(page) -> None:
+    """Wait until the board's socket is open: before that, a click only says "Not connected"."""
+    page.wait_for_selector('#board[data-connection="open"]')
+
+
 def wait_for_version_above(page, old: int, timeout: float = 15000) -> None:
     page.wait_for_function(
         "old => { const b = document.getElementById('board');"

@@ -15,6 +15,7 @@ from .helpers import (
     sign_up,
     version,
     wait_for_version_above,
+    wait_until_live,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -77,7 +78,7 @@ def test_two_players_sign_up_invite_and_play_a_whole_game_by_clicking(
     with anna.expect_navigation():
         anna.click("a:has-text('Open game')")
     for page in (anna, bernd):
-        page.wait_for_selector("#board .status p")
+        wait_until_live(page)
         page.evaluate("window.notReloaded = true")
 
     rng, shots = random.Random(7), set()
@@ -141,7 +142,7 @@ def test_a_phone_plays_a_few_turns_by_tapping(asgi_server, browser, game_between
         log_in_by_cookie(context, asgi_server, user)
         page = context.new_page()
         page.goto(f"{asgi_server}/games/{game.pk}/")
-        page.wait_for_selector("#board .status p")
+        wait_until_live(page)
         contexts.append(context)
         pages[user.username] = page
     rng = random.Random(3)
@@ -156,6 +157,8 @@ def test_a_phone_plays_a_few_turns_by_tapping(asgi_server, browser, game_between
         else:
             actor.locator("button[data-die]:enabled").nth(rng.randrange(2)).tap()
         wait_for_version_above(actor, before)
+        for page in pages.values():  # both boards have the move before the next turn
+            wait_for_version_above(page, version(actor) - 1)
         if turn == 4:
             screenshot(actor, "phone-board")
     for page in pages.values():
@@ -171,7 +174,7 @@ def test_overview_windows_open_on_hover_and_on_tap(asgi_server, browser, game_be
     log_in_by_cookie(desktop, asgi_server, anna)
     page = desktop.new_page()
     page.goto(f"{asgi_server}/games/{game.pk}/")
-    page.wait_for_selector("#board .score-table")
+    wait_until_live(page)
     window = page.locator("#overview-to-come")
     assert window.is_hidden()
     page.hover('[data-overview="to-come"]')
@@ -188,7 +191,7 @@ def test_overview_windows_open_on_hover_and_on_tap(asgi_server, browser, game_be
     log_in_by_cookie(touch, asgi_server, anna)
     page = touch.new_page()
     page.goto(f"{asgi_server}/games/{game.pk}/")
-    page.wait_for_selector("#board .score-table")
+    wait_until_live(page)
     page.locator('[data-overview="mine"]').tap()
     page.locator("#overview-mine").wait_for(state="visible")
     assert page.get_attribute('[data-overview="mine"]', "aria-expanded") == "true"
@@ -235,6 +238,7 @@ def test_a_rejected_command_shows_its_message_and_the_board_resyncs(
     dropped = {"on": False, "count": 0}
     relay(page, dropped)
     page.goto(f"{asgi_server}/games/{game.pk}/")
+    wait_until_live(page)
     page.wait_for_selector('#board[data-turn="me"] [data-action="roll"]:enabled')
     dropped["on"] = True
     api_command(asgi_server, mover, game, {"type": "roll"}, "elsewhere")
@@ -261,12 +265,14 @@ def test_a_dropped_connection_reconnects_and_catches_up(asgi_server, browser, ga
     context, page = open_board(browser, asgi_server, watcher, game)
     sockets = relay(page, {"on": False, "count": 0})
     page.goto(f"{asgi_server}/games/{game.pk}/")
-    page.wait_for_selector("#board .status p")
+    wait_until_live(page)
     sockets[0].close()
-    page.wait_for_selector("#board .connection")  # "Reconnecting…"
+    page.wait_for_selector('#board[data-connection="closed"] .connection')  # "Reconnecting…"
+    assert page.inner_text("#board .connection") == "Reconnecting…"
     api_command(asgi_server, mover, game, {"type": "roll"}, "away")
     wait_for_version_above(page, game.version)
     page.wait_for_selector("#board .connection", state="detached")
+    assert board(page)["connection"] == "open"
     assert len(sockets) >= 2
     context.close()
 
@@ -280,7 +286,7 @@ def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser,
         page = context.new_page()
         page.on("dialog", lambda dialog: dialog.accept())
         page.goto(f"{asgi_server}/games/{game.pk}/")
-        page.wait_for_selector("#board .status p")
+        wait_until_live(page)
         contexts.append(context)
         pages[user.username] = page
     mover = "anna" if game.to_move_id == anna.pk else "bernd"
@@ -314,7 +320,7 @@ def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser,
 
     # Resigning hands the win to the other player, on both boards.
     for page in pages.values():
-        page.wait_for_selector("#board .status p")
+        wait_until_live(page)
     pages["bernd"].click('[data-action="resign"]')
     pages["bernd"].wait_for_selector("text=Game over: anna won (by resignation)")
     pages["anna"].wait_for_selector("text=Game over: You won (by resignation)")
@@ -332,7 +338,7 @@ def test_chat_shows_html_as_text_and_a_message_can_be_reported(asgi_server, brow
         log_in_by_cookie(context, asgi_server, user)
         page = context.new_page()
         page.goto(f"{asgi_server}/games/{game.pk}/")
-        page.wait_for_selector("#board .chat-form")
+        wait_until_live(page)
         contexts.append(context)
         pages[user.username] = page
     pages["anna"].fill("#chat-text", "<b>fair winds</b> & good luck")
@@ -347,3 +353,43 @@ def test_chat_shows_html_as_text_and_a_message_can_be_reported(asgi_server, brow
     assert in_thread(lambda: Report.objects.get().reason) == "rude"
     for context in contexts:
         context.close()
+
+
+def test_a_chat_line_typed_while_offline_is_kept_until_the_line_is_back(
+    asgi_server, browser, game_between
+):
+    game, anna, _ = game_between()
+    context, page = open_board(browser, asgi_server, anna, game)
+    line = {"up": True}
+    sockets = []
+
+    def handler(ws):
+        if not line["up"]:
+            ws.close()  # the server cannot be reached: the board keeps retrying
+            return
+        server = ws.connect_to_server()
+        server.on_message(ws.send)
+        ws.on_message(server.send)
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws/games/\d+/$"), handler)
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    wait_until_live(page)
+    line["up"] = False
+    sockets[0].close()
+    page.wait_for_selector('#board[data-connection="closed"]')
+    page.fill("#chat-text", "still there?")
+    page.press("#chat-text", "Enter")
+    alert = page.locator("#board .alert")
+    alert.wait_for(state="visible")
+    assert "Not connected" in alert.inner_text()
+    assert page.input_value("#chat-text") == "still there?"  # nothing typed is lost
+    line["up"] = True
+    wait_until_live(page)  # the next retry gets through
+    alert.wait_for(state="hidden")
+    assert page.input_value("#chat-text") == "still there?"
+    page.press("#chat-text", "Enter")
+    page.locator(".messages-list li.me .text").wait_for()
+    assert page.inner_text(".messages-list li.me .text") == "still there?"
+    assert in_thread(lambda: game.chat.get().text) == "still there?"
+    context.close()
