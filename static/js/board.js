@@ -77,12 +77,16 @@ function escapeName(text) {
 
 const NOT_CONNECTED = "Not connected: reconnecting;";
 
+// Whether the socket can take a message now; if not, the alert says what to do.
+function connected(advice) {
+  if (ui.socket && ui.socket.readyState === WebSocket.OPEN) return true;
+  ui.alert = `${NOT_CONNECTED} ${advice}`;
+  render();
+  return false;
+}
+
 function send(command) {
-  if (!ui.socket || ui.socket.readyState !== WebSocket.OPEN) {
-    ui.alert = `${NOT_CONNECTED} please try again in a moment.`;
-    render();
-    return;
-  }
+  if (!connected("please try again in a moment.")) return;
   const clientId = crypto.randomUUID();
   ui.pending = clientId;
   ui.alert = "";
@@ -227,12 +231,7 @@ root.addEventListener("submit", (event) => {
   event.preventDefault();
   const input = event.target.querySelector("input");
   const text = input.value.trim();
-  if (!text) return;
-  if (!ui.socket || ui.socket.readyState !== WebSocket.OPEN) {
-    ui.alert = `${NOT_CONNECTED} your message is kept: send it again in a moment.`;
-    render();
-    return;
-  }
+  if (!text || !connected("your message is kept: send it again in a moment.")) return;
   ui.socket.send(JSON.stringify({ type: "chat", text }));
   input.value = "";
 });

@@ -209,10 +209,14 @@ def open_board(browser, base_url, user, game):
 
 
 def relay(page, dropped):
-    """Route the game socket through the test: it can drop pushes or cut the line."""
+    """Route the game socket through the test: it can drop pushes, cut the line, or
+    (with dropped["refuse"]) turn new connections away as an unreachable server would."""
     sockets = []
 
     def handler(ws):
+        if dropped.get("refuse"):
+            ws.close()
+            return
         server = ws.connect_to_server()
         sockets.append(ws)
 
@@ -360,22 +364,11 @@ def test_a_chat_line_typed_while_offline_is_kept_until_the_line_is_back(
 ):
     game, anna, _ = game_between()
     context, page = open_board(browser, asgi_server, anna, game)
-    line = {"up": True}
-    sockets = []
-
-    def handler(ws):
-        if not line["up"]:
-            ws.close()  # the server cannot be reached: the board keeps retrying
-            return
-        server = ws.connect_to_server()
-        server.on_message(ws.send)
-        ws.on_message(server.send)
-        sockets.append(ws)
-
-    page.route_web_socket(re.compile(r"/ws/games/\d+/$"), handler)
+    line = {"on": False, "count": 0, "refuse": False}
+    sockets = relay(page, line)
     page.goto(f"{asgi_server}/games/{game.pk}/")
     wait_until_live(page)
-    line["up"] = False
+    line["refuse"] = True  # the server cannot be reached: the board keeps retrying
     sockets[0].close()
     page.wait_for_selector('#board[data-connection="closed"]')
     page.fill("#chat-text", "still there?")
@@ -384,7 +377,7 @@ def test_a_chat_line_typed_while_offline_is_kept_until_the_line_is_back(
     alert.wait_for(state="visible")
     assert "Not connected" in alert.inner_text()
     assert page.input_value("#chat-text") == "still there?"  # nothing typed is lost
-    line["up"] = True
+    line["refuse"] = False
     wait_until_live(page)  # the next retry gets through
     alert.wait_for(state="hidden")
     assert page.input_value("#chat-text") == "still there?"
