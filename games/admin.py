@@ -1,14 +1,63 @@
+import json
+
 from django.contrib import admin
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from moderation.actions import ReadOnlyAdmin, reasoned_action
 from moderation.services import do_adjudicate, do_annul, do_hide_message
 
-from . import rules
+from . import redaction, rules
 from .models import ChatMessage, Command, Event, Game, Invitation, Seat
 from .narrate import timeline as narrated
+
+PAYLOAD_WIDTH = 100  # characters a line of a shown payload, before a long list wraps
+
+
+def readable_json(payload: dict) -> str:
+    """``payload`` as JSON with one key a line and long lists wrapped between items."""
+    lines = []
+    for key, value in payload.items():
+        head = f"  {json.dumps(key)}: "
+        text = json.dumps(value, ensure_ascii=False)
+        if isinstance(value, list) and len(head) + len(text) > PAYLOAD_WIDTH:
+            rows, row = [], ""
+            for item in (json.dumps(v, ensure_ascii=False) for v in value):
+                if row and len(row) + len(item) + 2 > PAYLOAD_WIDTH - 4:
+                    rows.append(row)
+                    row = ""
+                row = f"{row}, {item}" if row else item
+            rows.append(row)
+            text = "[\n    " + ",\n    ".join(rows) + "\n  ]"
+        lines.append(head + text)
+    return "{\n" + ",\n".join(lines) + "\n}" if lines else "{}"
+
+
+def payload_html(event: Event) -> str:
+    """The payload as anyone may see it now, as readable JSON in HTML."""
+    lines = readable_json(redaction.shown_payload(event)).split("\n")
+    # Line breaks and non-breaking spaces rather than a <pre>: the tabular inline puts
+    # each value in a <p>, which may not hold a <pre>.
+    indented = (
+        (mark_safe("&nbsp;" * (len(line) - len(line.lstrip()))), line.lstrip()) for line in lines
+    )
+    return format_html("<code>{}</code>", format_html_join(mark_safe("<br>"), "{}{}", indented))
+
+
+class NoSecretLookups:
+    """Refuses changelist filters on fields that hold secrets, for every user.
+
+    Django allows any lookup on a model's own fields in the URL, so ``?payload__deck__0=T5``
+    would tell by the rows it keeps what the deck holds, though no page shows it.
+    """
+
+    def lookup_allowed(self, lookup, value, request):
+        if redaction.reaches_secrets(self.model, lookup):
+            return False
+        return super().lookup_allowed(lookup, value, request)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -30,13 +79,21 @@ class SeatInline(ReadOnlyInline):
 
 class EventInline(ReadOnlyInline):
     model = Event
-    fields = ("seq", "kind", "seat", "payload", "created_at")
+    fields = ("seq", "kind", "seat", "shown_payload", "created_at")
     readonly_fields = fields
     ordering = ("seq",)
 
+    def get_queryset(self, request):
+        # Each row asks its game whether the game is over.
+        return super().get_queryset(request).select_related("game")
+
+    @admin.display(description="payload")
+    def shown_payload(self, event):
+        return payload_html(event)
+
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = (
         "id",
         "status",
@@ -137,13 +194,18 @@ class GameAdmin(admin.ModelAdmin):
         ]
 
     def board_at(self, request, pk, seq):
-        """The board as it stood after event ``seq``, seen from seat 0."""
+        """The board as it stood after event ``seq``, seen from seat 0.
+
+        It shows the player's view of that state, which never holds the deck order.
+        """
         game = get_object_or_404(Game, pk=pk)
         if not self.has_view_permission(request, game):
             from django.core.exceptions import PermissionDenied
 
             raise PermissionDenied
         events = [e.as_rules_event() for e in game.events.filter(seq__lte=seq).order_by("seq")]
+        if not events:
+            raise Http404("There is no board before the first event.")
         view = rules.player_view(rules.replay(events), 0)
         names = game.players()
         context = {
@@ -160,15 +222,22 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(ReadOnlyAdmin, admin.ModelAdmin):
-    list_display = ("game", "seq", "kind", "seat", "created_at")
+class EventAdmin(NoSecretLookups, ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = ("game", "seq", "kind", "seat", "shown_payload", "created_at")
     list_filter = ("kind",)
     list_select_related = ("game",)
     raw_id_fields = ("game",)
+    # The raw payload is never a field of these pages: only its shown form.
+    fields = ("game", "seq", "kind", "seat", "shown_payload", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description="payload")
+    def shown_payload(self, event):
+        return payload_html(event)
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = (
         "id",
         "from_user",
@@ -185,14 +254,14 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Command)
-class CommandAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class CommandAdmin(NoSecretLookups, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("game", "seat", "client_id", "version", "created_at")
     list_select_related = ("game",)
     raw_id_fields = ("game",)
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = ("game", "seat", "user")
     list_select_related = ("game", "user")
     raw_id_fields = ("game", "user")
@@ -206,7 +275,7 @@ class SeatAdmin(admin.ModelAdmin):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(admin.ModelAdmin):
+class ChatMessageAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = ("created_at", "game", "user", "text", "hidden")
     list_filter = ("hidden",)
     list_select_related = ("game", "user")
