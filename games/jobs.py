@@ -2,24 +2,48 @@
 
 Every job is idempotent and safe on two workers at once: timeouts lock the game row,
 notifications are unique per (user, kind, key), and sending takes each outbox row
-under a lock that another worker skips.
+under a lock that another worker skips. A send that fails is tried again later
+(``RETRY_DELAYS``), then given up. The worker loop beats (``beat``) so that anyone can
+tell whether it runs (``worker_heartbeat_age``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from . import services
 from .clock import effective_deadline, reminder_due
-from .models import Game, Notification
+from .models import Game, Notification, WorkerHeartbeat
 
 log = logging.getLogger(__name__)
+
+# After the n-th failed try to send an email, wait RETRY_DELAYS[n - 1] before the next;
+# once the last delay is used up, the next failure gives the email up for good. So five
+# tries over about an hour and a half: long enough to ride out a mail server restart,
+# short enough that a "your turn" email still means something.
+RETRY_DELAYS = (
+    timedelta(minutes=1),
+    timedelta(minutes=4),
+    timedelta(minutes=16),
+    timedelta(minutes=64),
+)
+MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
+
+# The worker runs its jobs this often (run_worker --interval) and beats before each job.
+WORKER_INTERVAL_SECONDS = 60.0
+# A beat older than this means no worker runs: three missed loops, so one slow loop
+# (a long queue of emails) does not count as down.
+WORKER_STALE_SECONDS = 3 * WORKER_INTERVAL_SECONDS
 
 
 def check_deadlines(now=None) -> dict:
@@ -64,6 +88,8 @@ def _email(notification: Notification) -> tuple[str, str] | str:
     """(subject, body) to send, or the reason not to."""
     user, game = notification.user, notification.game
     kind = notification.kind
+    if not user.email:  # removed since the email was queued
+        return "no email address"
     if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
         if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
             return "no longer your turn"
@@ -111,19 +137,38 @@ def _email(notification: Notification) -> tuple[str, str] | str:
     return "unknown kind"
 
 
+def _fit(field: str, text: str) -> str:
+    """``text`` cut to the column's length, so that saving it cannot fail."""
+    limit = Notification._meta.get_field(field).max_length
+    text = " ".join(text.split())  # tracebacks and SMTP replies span lines
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _pending(now):
+    """Rows still to send whose next try is due."""
+    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    return Notification.objects.filter(due, sent_at__isnull=True)
+
+
 def send_notifications(now=None) -> int:
     """Send what the outbox holds, one row at a time under a lock other workers skip.
 
-    A row is marked sent in the transaction that sends it; a failed send rolls back that
-    row alone, which stays queued for the next run.
+    A row is marked done (sent or skipped) in the transaction that sends it. A failed
+    send rolls back that row's changes alone and records the try instead: the row waits
+    for ``RETRY_DELAYS`` and, after ``MAX_ATTEMPTS`` tries, is marked failed and left
+    alone. A row that failed is not tried again in the same run, so the run ends.
     """
     now = now or timezone.now()
     sent, failed = 0, []
     while True:
         with transaction.atomic():
             notification = (
-                Notification.objects.select_for_update(skip_locked=True, of=("self",))
-                .filter(sent_at__isnull=True)
+                _pending(now)
+                .select_for_update(skip_locked=True, of=("self",))
                 .exclude(id__in=failed)
                 .select_related("user", "game")
                 .order_by("id")
@@ -131,21 +176,105 @@ def send_notifications(now=None) -> int:
             )
             if notification is None:
                 return sent
+            address = ""  # set once the mail server is asked: only then is it the address's fault
             try:
                 with transaction.atomic():
                     email = _email(notification)
                     if isinstance(email, tuple):
                         subject, body = email
-                        send_mail(subject, body, None, [notification.user.email])
-                        notification.outcome = "sent"
-                        sent += 1
+                        address = notification.user.email
+                        send_mail(subject, body, None, [address])
+                        notification.attempts += 1
+                        notification.address = address
+                        notification.outcome = Notification.Outcome.SENT
+                        notification.next_attempt_at = None
                     else:
-                        notification.outcome = f"skipped: {email}"
+                        notification.outcome = Notification.Outcome.SKIPPED
+                        notification.detail = _fit("detail", email)
                     notification.sent_at = now
-                    notification.save(update_fields=["sent_at", "outcome"])
-            except Exception:
+                    notification.save(update_fields=_DONE_FIELDS)
+            except Exception as error:
                 log.exception("sending notification %s failed", notification.pk)
-                failed.append(notification.pk)
+                failed.append(notification.pk)  # not again in this run, whatever the delay
+                _record_failure(notification, error, address, now)
+            else:
+                if notification.outcome == Notification.Outcome.SENT:
+                    sent += 1
+
+
+_DONE_FIELDS = ["sent_at", "outcome", "detail", "attempts", "address", "next_attempt_at"]
+
+
+def _record_failure(notification: Notification, error: BaseException, address: str, now) -> None:
+    # The in-memory row may hold changes of the rolled-back try: start again from the
+    # stored one (still locked by this transaction) and count the try on it.
+    notification.refresh_from_db()
+    notification.attempts += 1
+    notification.address = address
+    notification.detail = _fit("detail", _error_text(error))
+    if notification.attempts >= MAX_ATTEMPTS:
+        notification.outcome = Notification.Outcome.FAILED
+        notification.sent_at = now  # done: given up
+        notification.next_attempt_at = None
+        log.error(
+            "gave up notification %s to user %s after %s tries",
+            notification.pk,
+            notification.user_id,
+            notification.attempts,
+        )
+    else:
+        notification.next_attempt_at = now + RETRY_DELAYS[notification.attempts - 1]
+    notification.save(update_fields=_DONE_FIELDS)
+
+
+def email_undeliverable(user) -> bool:
+    """Whether the last email to the user's present address failed for good.
+
+    Only sent and failed emails tell about the address (a skipped one was never tried),
+    and only those to the address the user has now: a new address starts clean, and a
+    later success clears the warning.
+    """
+    if not user.email:
+        return False
+    last = (
+        Notification.objects.filter(
+            user=user,
+            address=user.email,
+            outcome__in=[Notification.Outcome.SENT, Notification.Outcome.FAILED],
+        )
+        .order_by("-sent_at", "-id")
+        .values_list("outcome", flat=True)
+        .first()
+    )
+    return last == Notification.Outcome.FAILED
+
+
+def worker_name() -> str:
+    """The default heartbeat name: one per host (a container), the same across restarts."""
+    return socket.gethostname()
+
+
+def beat(name: str | None = None, now=None) -> None:
+    """Record that the worker ``name`` is alive now."""
+    now = now or timezone.now()
+    name = (name or worker_name())[: WorkerHeartbeat._meta.get_field("name").max_length]
+    WorkerHeartbeat.objects.update_or_create(
+        name=name,
+        defaults={"beat_at": now, "host": socket.gethostname()[:255], "pid": os.getpid()},
+    )
+
+
+def worker_heartbeat_age(now=None) -> float | None:
+    """Seconds since the newest beat of any worker; None when no worker ever beat.
+
+    Compare with ``WORKER_STALE_SECONDS``: older means no worker is running.
+    """
+    newest = WorkerHeartbeat.objects.aggregate(newest=Max("beat_at"))["newest"]
+    if newest is None:
+        return None
+    now = now or timezone.now()
+    # The worker's clock may run slightly ahead of this host's: never a negative age.
+    return max(0.0, (now - newest).total_seconds())
 
 
 JOBS = {

@@ -211,6 +211,11 @@ class Notification(models.Model):
 
     ``key`` makes each notification unique (one per game and turn, one digest a day…),
     so running the jobs twice, or on two workers at once, never sends one twice.
+
+    A row is pending while ``sent_at`` is empty. Despite its name, ``sent_at`` is when the
+    row was *done with*: sent, skipped, or given up after its last failed attempt; the
+    name stays so that a worker of the previous release, still running while a new one
+    is deployed, keeps leaving done rows alone. ``outcome`` says which of the three.
     """
 
     class Kind(models.TextChoices):
@@ -219,6 +224,11 @@ class Notification(models.Model):
         TIMEOUT = "timeout", "game lost or won on time"
         INVITATION = "invitation", "invitation received"
         DIGEST = "digest", "daily digest"
+
+    class Outcome(models.TextChoices):
+        SENT = "sent"
+        SKIPPED = "skipped", "skipped (no longer relevant)"
+        FAILED = "failed", "failed (gave up after the last attempt)"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
@@ -229,8 +239,33 @@ class Notification(models.Model):
     kind = models.CharField(max_length=12, choices=Kind.choices)
     key = models.CharField(max_length=80)
     created_at = models.DateTimeField(auto_now_add=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=20, blank=True, help_text="sent, or why not")
+    sent_at = models.DateTimeField(
+        "done at",
+        null=True,
+        blank=True,
+        help_text="when it was sent, skipped or given up; empty while it waits to be sent",
+    )
+    outcome = models.CharField(
+        max_length=20, blank=True, choices=Outcome.choices, help_text="empty while pending"
+    )
+    # The database defaults let the previous release, still running during a deploy,
+    # insert rows without knowing these columns.
+    detail = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="why it was skipped, or the last send error",
+    )
+    attempts = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="tries to send it"
+    )
+    next_attempt_at = models.DateTimeField(
+        null=True, blank=True, help_text="after a failed try: not before this"
+    )
+    address = models.EmailField(
+        blank=True, default="", db_default="", help_text="the address it was last sent to"
+    )
 
     class Meta:
         ordering = ["created_at"]
@@ -241,6 +276,20 @@ class Notification(models.Model):
 
     def __str__(self):
         return f"{self.kind} for {self.user} ({self.key})"
+
+
+class WorkerHeartbeat(models.Model):
+    """The last sign of life of each worker (by name: its host's, unless given), so that
+    any web process can tell whether emails and timeouts are handled
+    (``games.jobs.worker_heartbeat_age``)."""
+
+    name = models.CharField(max_length=100, primary_key=True)
+    beat_at = models.DateTimeField()
+    host = models.CharField(max_length=255, blank=True)
+    pid = models.PositiveIntegerField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.name} at {self.beat_at:%Y-%m-%d %H:%M:%S}"
 
 
 CHAT_MAX = 500

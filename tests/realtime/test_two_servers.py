@@ -7,10 +7,6 @@ import asyncio
 import json
 import os
 import random
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -21,6 +17,7 @@ import websockets
 from accounts.models import ApiToken
 
 from ..conftest import database_url, uses_postgres
+from ..daphne import daphne_servers
 from .conftest import session_cookie
 from .protocol import check
 
@@ -35,60 +32,11 @@ pytestmark = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def servers(players):
     """Two Daphne processes on the test database; their URLs."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "DJANGO_SETTINGS_MODULE": "shanghaien.settings",
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-    }
-    procs, urls = [], []
-    for _ in range(2):
-        port = free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "shanghaien.asgi:application",
-        ]
-        procs.append(
-            subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-            )
-        )
-        urls.append(f"http://127.0.0.1:{port}")
-    try:
-        for url, proc in zip(urls, procs, strict=True):
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    urllib.request.urlopen(url + "/", timeout=2).read()
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(proc.stderr.read().decode()[-2000:]) from None
-                    time.sleep(0.2)
+    with daphne_servers(database_url(), count=2) as urls:
         yield urls
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def api(url, token, path, body=None):

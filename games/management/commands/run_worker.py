@@ -6,7 +6,9 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from games.jobs import JOBS
+from games.jobs import JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
+
+log = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -17,20 +19,41 @@ class Command(BaseCommand):
         parser.add_argument(
             "--job", choices=sorted(JOBS), action="append", help="only this job (repeatable)"
         )
-        parser.add_argument("--interval", type=float, default=60.0, help="seconds between runs")
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=WORKER_INTERVAL_SECONDS,
+            help="seconds between runs",
+        )
+        parser.add_argument(
+            "--name", default=None, help="the heartbeat's name (default: this host's name)"
+        )
 
-    def handle(self, *args, once=False, job=None, interval=60.0, **options):
+    def handle(self, *args, once=False, job=None, interval=WORKER_INTERVAL_SECONDS, **options):
         names = job or list(JOBS)
+        heartbeat = options.get("name") or worker_name()
         while True:
+            # A connection broken by a database outage is dropped here and opened anew
+            # by the next query, so the loop recovers once the database is back.
             close_old_connections()
             for name in names:
+                # Before each job, not once a loop: a long job (many emails) then does
+                # not make a working worker look stale.
+                self._beat(heartbeat)
                 try:
                     result = JOBS[name]()
                 except Exception:  # one failing job must not stop the others
                     self.stderr.write(f"{name}: failed")
-                    logging.getLogger(__name__).exception("job %s failed", name)
+                    log.exception("job %s failed", name)
                     continue
                 self.stdout.write(f"{name}: {result}")
             if once:
                 return
             time.sleep(interval)
+
+    def _beat(self, name):
+        try:
+            beat(name)
+        except Exception:  # no beat this time (database down?): the jobs still run
+            self.stderr.write("heartbeat: failed")
+            log.exception("heartbeat %s failed", name)

@@ -1,0 +1,151 @@
+"""The worker's heartbeat, the worker_health check, and the loop riding out an outage."""
+
+import datetime as dt
+import io
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import time_machine
+import yaml
+from django.core.management import call_command
+from django.db import OperationalError
+from django.utils import timezone
+
+from games import jobs
+from games.management.commands import run_worker
+from games.models import WorkerHeartbeat
+from tests.conftest import database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture(autouse=True)
+def keep_the_test_connection(monkeypatch):
+    # The loop drops old connections; the test's one holds its transaction (the test
+    # client likewise keeps requests from closing it).
+    monkeypatch.setattr(run_worker, "close_old_connections", lambda: None)
+
+
+def health(*args):
+    """(exit status, stdout, stderr) of worker_health."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("worker_health", *args, stdout=out, stderr=err)
+    except SystemExit as exit:
+        return exit.code, out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.django_db
+def test_run_worker_once_writes_a_heartbeat():
+    assert jobs.worker_heartbeat_age() is None
+    out = io.StringIO()
+    call_command("run_worker", "--once", stdout=out)
+    assert "notifications: 0" in out.getvalue()
+    beat = WorkerHeartbeat.objects.get()
+    assert (beat.name, beat.host, beat.pid) == (
+        socket.gethostname(),
+        socket.gethostname(),
+        os.getpid(),
+    )
+    assert 0 <= jobs.worker_heartbeat_age() < 60
+
+
+@pytest.mark.django_db
+def test_each_loop_beats_again_under_its_name(monkeypatch):
+    loops = []
+
+    def sleep(seconds):
+        loops.append(seconds)
+        if len(loops) == 2:
+            raise KeyboardInterrupt  # the only way out of the loop
+        traveller.shift(dt.timedelta(seconds=seconds))
+
+    monkeypatch.setattr(run_worker.time, "sleep", sleep)
+    with time_machine.travel(T0, tick=False) as traveller, pytest.raises(KeyboardInterrupt):
+        call_command("run_worker", "--job", "digests", "--name", "w1", stdout=io.StringIO())
+    assert loops == [jobs.WORKER_INTERVAL_SECONDS] * 2
+    assert WorkerHeartbeat.objects.get(name="w1").beat_at == T0 + dt.timedelta(seconds=60)
+
+
+@pytest.mark.django_db
+def test_the_age_is_that_of_the_newest_beat():
+    jobs.beat("old", now=T0 - dt.timedelta(hours=5))
+    jobs.beat("new", now=T0 - dt.timedelta(seconds=30))
+    assert jobs.worker_heartbeat_age(T0) == 30.0
+    assert jobs.worker_heartbeat_age(T0 - dt.timedelta(seconds=40)) == 0.0  # clocks differ
+    jobs.beat("old", now=T0)  # an upsert: still two rows
+    assert WorkerHeartbeat.objects.count() == 2 and jobs.worker_heartbeat_age(T0) == 0.0
+
+
+@pytest.mark.django_db
+def test_worker_health_exits_0_when_fresh_and_1_when_stale_or_missing():
+    code, _, err = health()
+    assert code == 1 and err.strip() == "worker down: no heartbeat recorded yet"
+
+    now = timezone.now()
+    jobs.beat("w", now=now - dt.timedelta(seconds=jobs.WORKER_STALE_SECONDS - 20))
+    code, out, _ = health()
+    assert code == 0 and out.startswith("worker ok: last beat")
+
+    jobs.beat("w", now=now - dt.timedelta(seconds=jobs.WORKER_STALE_SECONDS + 20))
+    code, _, err = health()
+    assert code == 1 and err.startswith("worker down: last beat") and err.count("\n") == 1
+    assert health("--max-age", str(jobs.WORKER_STALE_SECONDS + 60))[0] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_health_exit_status_as_the_healthcheck_sees_it():
+    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_DEBUG": "1"}
+
+    def status():
+        command = [sys.executable, "manage.py", "worker_health"]
+        return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=60)
+
+    missing = status()
+    assert missing.returncode == 1, missing.stderr
+    assert b"no heartbeat" in missing.stderr
+    jobs.beat("w")
+    fresh = status()
+    assert fresh.returncode == 0, fresh.stderr
+
+
+@pytest.mark.django_db
+def test_the_loop_rides_out_a_database_outage(monkeypatch):
+    down = {"on": True}
+
+    def beat(name):
+        if down["on"]:
+            raise OperationalError("server closed the connection unexpectedly")
+        jobs.beat(name)
+
+    def job():
+        if down["on"]:
+            raise OperationalError("server closed the connection unexpectedly")
+        return "done"
+
+    def sleep(seconds):
+        if not down["on"]:
+            raise KeyboardInterrupt  # two loops are enough
+        down["on"] = False  # the database is back for the next loop
+
+    monkeypatch.setattr(run_worker, "beat", beat)
+    monkeypatch.setattr(run_worker.time, "sleep", sleep)
+    monkeypatch.setitem(jobs.JOBS, "probe", job)
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        call_command("run_worker", "--job", "probe", "--name", "w", stdout=out, stderr=err)
+    assert err.getvalue().splitlines() == ["heartbeat: failed", "probe: failed"]
+    assert out.getvalue().splitlines() == ["probe: done"]
+    assert WorkerHeartbeat.objects.filter(name="w").exists()
+
+
+def test_the_compose_worker_is_healthy_by_its_heartbeat():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    test = compose["services"]["worker"]["healthcheck"]["test"]
+    assert test == ["CMD", "python", "manage.py", "worker_health"]

@@ -1,0 +1,135 @@
+"""/healthz tells the truth, fast: each part with its latency, 503 naming what fails."""
+
+import asyncio
+import os
+import time
+import urllib.error
+import urllib.request
+from datetime import timedelta
+
+import pytest
+import redis
+import websockets
+from django.utils import timezone
+
+from games import jobs
+
+from .conftest import database_url
+from .daphne import daphne_servers
+from .realtime.conftest import session_cookie
+
+
+def health(client, query=""):
+    response = client.get("/healthz" + query)
+    return response.status_code, response.json()
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_every_part_answers_with_its_latency(client):
+    jobs.beat("test-worker")
+    status, body = health(client)
+    assert status == 200 and body["status"] == "ok"
+    for part in ("database", "channel_layer", "worker"):
+        assert body[part]["status"] == "ok" and 0 <= body[part]["ms"] < 1500, part
+    assert body["worker"]["age_s"] < 5
+    assert "no-cache" in client.get("/healthz")["Cache-Control"]
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_a_worker_that_stopped_beating_is_named(client):
+    status, body = health(client)
+    assert status == 503 and body["status"] == "failing"
+    assert body["worker"]["status"] == "failing" and "no worker" in body["worker"]["error"]
+    assert body["database"]["status"] == body["channel_layer"]["status"] == "ok"
+
+    jobs.beat("test-worker", now=timezone.now() - timedelta(seconds=jobs.WORKER_STALE_SECONDS + 5))
+    status, body = health(client)
+    assert status == 503 and "old" in body["worker"]["error"]
+
+    # the load balancer's probe: a web process serves while the worker is down
+    status, body = health(client, "?skip=worker")
+    assert status == 200 and "worker" not in body
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_a_broken_channel_layer_is_named(client, monkeypatch):
+    import shanghaien.health as health_module
+
+    def broken():
+        raise ConnectionError("no layer")
+
+    monkeypatch.setattr(health_module, "get_channel_layer", broken)
+    status, body = health(client, "?skip=worker")
+    assert status == 503
+    assert body["channel_layer"] == {
+        "status": "failing",
+        "error": "ConnectionError: no layer",
+        "ms": body["channel_layer"]["ms"],
+    }
+    assert body["database"]["status"] == "ok"
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_a_part_that_hangs_is_failing_within_two_seconds(client, monkeypatch):
+    import shanghaien.health as health_module
+
+    class Hanging:
+        async def send(self, channel, message):
+            await asyncio.sleep(3600)
+
+    monkeypatch.setattr(health_module, "get_channel_layer", Hanging)
+    started = time.monotonic()
+    status, body = health(client, "?skip=worker")
+    assert time.monotonic() - started < 2
+    assert status == 503 and "no answer in time" in body["channel_layer"]["error"]
+
+
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/3"
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except redis.RedisError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"needs Redis at {url} (CI starts it)")
+    return url
+
+
+def get(url: str, timeout: float) -> tuple[int, float]:
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    return status, time.monotonic() - started
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_answers_while_sockets_are_open_on_the_redis_layer(game, players):
+    """With channels-redis, open sockets wait on the layer under a per-process lock that
+    a probe on a process-local channel would queue behind for ever."""
+    jobs.beat("test-worker")
+    cookies = {name: session_cookie(players[name]) for name in ("anna", "bernd")}
+    with daphne_servers(database_url(), REDIS_URL=redis_url()) as (url,):
+        ws = url.replace("http", "ws")
+
+        async def hold_sockets_and_probe():
+            sockets = []
+            for i in range(24):
+                name = ("anna", "bernd")[i % 2]
+                path = f"/ws/games/{game.pk}/" if i % 3 else "/ws/lobby/"
+                socket = await websockets.connect(
+                    ws + path, origin=url, additional_headers={"Cookie": cookies[name]}
+                )
+                await asyncio.wait_for(socket.recv(), timeout=10)  # state or hello
+                sockets.append(socket)
+            try:
+                return [await asyncio.to_thread(get, url + "/healthz", 5) for _ in range(3)]
+            finally:
+                for socket in sockets:
+                    await socket.close()
+
+        answers = asyncio.run(hold_sockets_and_probe())
+    for status, seconds in answers:
+        assert status == 200 and seconds < 2, answers
