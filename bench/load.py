@@ -22,6 +22,7 @@ import os
 import pathlib
 import platform
 import random
+import secrets
 import statistics
 import subprocess
 import sys
@@ -39,6 +40,7 @@ os.environ["DATABASE_URL"] = f"{PG_SERVER}/{DB_NAME}"
 os.environ["REDIS_URL"] = REDIS_URL
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shanghaien.settings")
 os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
 
 
 def fresh_database() -> None:

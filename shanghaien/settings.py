@@ -3,11 +3,13 @@
 Environment variables (all optional; the defaults serve a developer's machine):
 
     DJANGO_DEBUG          1/0; default 0
-    DJANGO_SECRET_KEY     required when DJANGO_DEBUG=0 outside tests; a fixed dev key otherwise
+    DJANGO_SECRET_KEY     required unless DJANGO_DEBUG=1 (the server refuses to start without
+                          it); the test suite and DJANGO_DEBUG=1 use a fixed development key
     DJANGO_ALLOWED_HOSTS  comma-separated; default localhost,127.0.0.1,[::1]
     DJANGO_CSRF_TRUSTED_ORIGINS  comma-separated origins (https://example.org)
     DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://… for PostgreSQL
-    REDIS_URL             unset: in-memory channel layer; redis://… for channels-redis
+    REDIS_URL             unset: in-memory channel layer and cache; redis://… for
+                          channels-redis and Django's Redis cache (rate limits)
     EMAIL_URL             unset: console backend; smtp://user:pass@host:587 (or smtp+tls://)
     DEFAULT_FROM_EMAIL    default Shanghaien <noreply@localhost>
     SITE_URL              default http://127.0.0.1:8000 (links in emails)
@@ -18,9 +20,11 @@ Environment variables (all optional; the defaults serve a developer's machine):
     DJANGO_BEHIND_PROXY   1: trust X-Forwarded-Proto from the reverse proxy
 """
 
+import sys
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,8 +32,17 @@ env = environ.Env()
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 
-_DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-0123456789abcdef"
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=_DEV_SECRET_KEY)
+# The key everyone can read in this file: for a developer's machine and the test suite only.
+DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-0123456789abcdef"
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not (DEBUG or "pytest" in sys.modules):
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set. Production (DJANGO_DEBUG=0, the default) needs a "
+            'secret key of its own: python3 -c "import secrets; '
+            'print(secrets.token_urlsafe(50))". For development set DJANGO_DEBUG=1.'
+        )
+    SECRET_KEY = DEV_SECRET_KEY
 
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
@@ -51,6 +64,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "shanghaien.lib.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -111,6 +125,23 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Rate limits (shanghaien.lib.ratelimit) count in the cache: Redis when there is one, so
+# that every process shares the counters; this process's memory otherwise.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "shanghaien",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Request bodies: the JSON API takes at most 16 KiB (games.api.MAX_BODY); forms, the admin
+# included, far less than this. A larger body is answered 413 before anything reads it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
 AUTH_USER_MODEL = "accounts.User"
 # Suspended players can neither log in nor keep using a session.

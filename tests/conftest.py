@@ -5,7 +5,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
+
+# Servers and scripts that tests start share this process's key (sessions made here must
+# hold there); outside a test run, settings refuse to start without one.
+os.environ.setdefault("DJANGO_SECRET_KEY", settings.SECRET_KEY)
 
 
 def uses_postgres() -> bool:
@@ -49,6 +54,14 @@ def pytest_collection_modifyitems(config, items):
     # Playwright's sync API keeps an event loop running for the whole browser session,
     # which async tests cannot share: browser tests run last.
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Rate limits count in the cache (Redis with REDIS_URL): each test starts at zero."""
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

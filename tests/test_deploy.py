@@ -45,40 +45,49 @@ def test_check_deploy_reports_nothing_under_production_settings():
     assert "System check identified no issues" in result.stdout
 
 
+def run_manage(*args, env):
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+
 def test_check_deploy_does_complain_about_the_development_defaults():
-    env = production_env(DJANGO_HTTPS="0")
-    del env["DJANGO_SECRET_KEY"]
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    result = run_manage(
+        "check", "--deploy", "--fail-level", "WARNING", env=production_env(DJANGO_HTTPS="0")
     )
     assert result.returncode != 0
     assert "SECURE_HSTS_SECONDS" in result.stderr + result.stdout
 
 
-@pytest.mark.django_db
-def test_healthz_checks_the_database_and_the_channel_layer(client):
-    response = client.get("/healthz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok", "channel_layer": "ok"}
-    assert "no-cache" in response["Cache-Control"]
+@pytest.mark.parametrize("debug", ["0", None])
+def test_production_without_a_secret_key_refuses_to_start(debug):
+    env = production_env()
+    del env["DJANGO_SECRET_KEY"]
+    if debug is None:
+        del env["DJANGO_DEBUG"]  # unset means production too
+    else:
+        env["DJANGO_DEBUG"] = debug
+    for command in (["check"], ["migrate", "--plan"]):
+        result = run_manage(*command, env=env)
+        assert result.returncode != 0
+        assert "ImproperlyConfigured: DJANGO_SECRET_KEY is not set" in result.stderr
+    daphne = subprocess.run(
+        [sys.executable, "-m", "daphne", "-p", "0", "shanghaien.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert daphne.returncode != 0 and "DJANGO_SECRET_KEY is not set" in daphne.stderr
 
 
-@pytest.mark.django_db
-def test_healthz_says_what_is_failing(client, monkeypatch):
-    import shanghaien.health as health
-
-    def broken():
-        raise ConnectionError("no layer")
-
-    monkeypatch.setattr(health, "get_channel_layer", broken)
-    response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.json()["channel_layer"] == "failing: ConnectionError"
-    assert response.json()["database"] == "ok"
+def test_check_deploy_refuses_the_development_key():
+    env = production_env(DJANGO_DEBUG="1")
+    del env["DJANGO_SECRET_KEY"]
+    result = run_manage("check", "--deploy", env=env)
+    assert result.returncode != 0
+    assert "shanghaien.E001" in result.stderr + result.stdout
 
 
 @pytest.mark.django_db

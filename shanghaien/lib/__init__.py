@@ -1,0 +1,1 @@
+"""The shared kernel every app may use: typed errors, input checks, rate limits."""

@@ -1,0 +1,65 @@
+"""Typed errors of the service layer; each knows its HTTP status and a stable code."""
+
+from __future__ import annotations
+
+import math
+
+
+class ServiceError(Exception):
+    status = 400
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class BadRequest(ServiceError):
+    """The request is malformed: wrong JSON, missing or mistyped fields."""
+
+
+class Illegal(ServiceError):
+    """The rules refuse the command; the code is the engine's."""
+
+
+class NotAuthenticated(ServiceError):
+    status = 401
+
+
+class Forbidden(ServiceError):
+    status = 403
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Conflict(ServiceError):
+    """Stale version, or an invitation no longer open."""
+
+    status = 409
+
+
+class TooLarge(ServiceError):
+    status = 413
+
+    def __init__(self, limit: int):
+        super().__init__("too_large", f"The body is larger than {limit} bytes.")
+
+
+class RateLimited(ServiceError):
+    """Too many of one kind of request: try again after ``retry_after`` seconds."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: float):
+        super().__init__("rate_limited", message)
+        self.retry_after = max(1, math.ceil(retry_after))
+
+    def to_json(self) -> dict:
+        body = super().to_json()
+        body["error"]["retry_after"] = self.retry_after
+        return body
