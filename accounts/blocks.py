@@ -1,6 +1,7 @@
 from django.db import IntegrityError, transaction
 
 from games.errors import BadRequest, NotFound
+from shanghaien.lib.input import username as clean_username
 
 from .models import Block, User
 
@@ -8,7 +9,8 @@ from .models import Block, User
 def _other(username) -> User:
     if not isinstance(username, str):
         raise BadRequest("bad_request", "'username' is the player to block.")
-    other = User.objects.filter(username__iexact=username.strip()).first()
+    username = clean_username(username, "username")
+    other = User.objects.filter(username__iexact=username).first()
     if other is None:
         raise NotFound("no_such_user", f"There is no player called {username!r}.")
     return other

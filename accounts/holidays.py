@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.errors import BadRequest, Conflict, NotFound
+from shanghaien.lib.input import parse_id
 
 from .models import HOLIDAY_DAYS_PER_YEAR, Holiday, User
 
@@ -31,13 +32,25 @@ def _date(value, name: str) -> dt.date:
         raise BadRequest("bad_date", f"'{name}' is a date like 2026-12-24.") from None
 
 
+# A holiday is announced at most this far ahead (and so ends within two years).
+HOLIDAY_NOTICE_MAX = dt.timedelta(days=365)
+
+
 def do_declare_holiday(user, start, end, now=None) -> Holiday:
     start, end = _date(start, "start"), _date(end, "end")
     today = (now or timezone.now()).date()
     if start <= today:
         raise BadRequest("holiday_not_in_advance", "A holiday is announced in advance.")
+    if start > today + HOLIDAY_NOTICE_MAX:
+        raise BadRequest("holiday_too_far", "A holiday starts within a year from today.")
     if end < start:
         raise BadRequest("bad_dates", "A holiday ends on or after its first day.")
+    # Checked before any day is counted: a longer span could never fit the allowance.
+    if (end - start).days + 1 > HOLIDAY_DAYS_PER_YEAR:
+        raise BadRequest(
+            "holiday_allowance",
+            f"A holiday lasts at most {HOLIDAY_DAYS_PER_YEAR} days (the yearly allowance).",
+        )
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # one request at a time
         existing = list(Holiday.objects.filter(user=user))
@@ -59,7 +72,8 @@ def do_declare_holiday(user, start, end, now=None) -> Holiday:
 
 def do_cancel_holiday(user, holiday_id, now=None) -> None:
     today = (now or timezone.now()).date()
-    holiday = Holiday.objects.filter(pk=holiday_id, user=user).first()
+    pk = parse_id(holiday_id)
+    holiday = Holiday.objects.filter(pk=pk, user=user).first() if pk else None
     if holiday is None:
         raise NotFound("not_found", "No such holiday.")
     if holiday.start <= today:

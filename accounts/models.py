@@ -44,6 +44,15 @@ class User(AbstractUser):
         ]
         permissions = [("suspend_user", "Can suspend a user and lift a suspension")]
 
+    def save(self, *args, **kwargs):
+        # set_password() keeps the new raw password until the next save: a password
+        # change or reset of an existing account. Scripts holding a token keep working
+        # after a password change no more than a session does.
+        password_changed = self._password is not None and self.pk is not None
+        super().save(*args, **kwargs)
+        if password_changed:
+            self.api_tokens.all().delete()
+
     @property
     def is_suspended(self) -> bool:
         from django.utils import timezone

@@ -1,10 +1,32 @@
-"""Authenticating API requests by a personal token (``Authorization: Bearer …``)."""
+"""Personal API tokens: issuing them, and authenticating requests by one
+(``Authorization: Bearer …``)."""
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.utils import timezone
 
-from .models import ApiToken, hash_token
+from shanghaien.lib.errors import RateLimited
+from shanghaien.lib.input import clean_text
+from shanghaien.lib.ratelimit import Limit
+
+from .models import ApiToken, User, hash_token
+
+TOKENS_PER_HOUR = Limit("tokens", 10, 3600, "At most 10 new tokens an hour.")
+TOKENS_MAX = 20  # held at once by one player
+
+
+def do_issue_token(user, name) -> tuple[ApiToken, str]:
+    """A new token and its raw value (shown once); refused past the limits."""
+    name = clean_text(name, "name", max_length=ApiToken._meta.get_field("name").max_length)
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()  # the count below holds
+        if ApiToken.objects.filter(user=user).count() >= TOKENS_MAX:
+            raise RateLimited(
+                f"You hold {TOKENS_MAX} tokens already: revoke one you no longer use.", 3600
+            )
+        TOKENS_PER_HOUR.hit(user.pk)
+        return ApiToken.issue(user, name)
 
 
 class BadToken(Exception):

@@ -1,5 +1,7 @@
 from django.urls import path
 
+import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
+
 from . import views
 
 urlpatterns = [
@@ -9,5 +11,5 @@ urlpatterns = [
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
     path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
-    path("users/<str:username>/", views.profile, name="profile"),
+    path("users/<username:username>/", views.profile, name="profile"),
 ]

@@ -2,16 +2,21 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from games.errors import ServiceError
+from games.errors import RateLimited, ServiceError
+from games.jobs import email_undeliverable
 from games.queries import games_for, record_of
 from games.serializers import game_summary
 from ratings.queries import profile_rating
+from shanghaien.lib.responses import rate_limited_page
 
 from .forms import HolidayForm, PreferencesForm, SignupForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .models import ApiToken, User
+from .tokens import do_issue_token
 
 
 def signup(request):
@@ -38,6 +43,7 @@ def profile(request, username):
     }
     if own:
         context["preferences"] = PreferencesForm(instance=person)
+        context["email_undeliverable"] = email_undeliverable(person)
         context["tokens"] = person.api_tokens.all()
         context["token_form"] = TokenForm()
         context["holidays"] = person.holidays.all()
@@ -57,6 +63,7 @@ def preferences(request):
     return redirect("profile", username=request.user.username)
 
 
+@never_cache  # the one page that shows the token: no cache may keep a copy
 @login_required
 @require_POST
 def create_token(request):
@@ -64,7 +71,14 @@ def create_token(request):
     if not form.is_valid():
         messages.error(request, "A token needs a name of at most 60 characters.")
         return redirect("profile", username=request.user.username)
-    token, raw = ApiToken.issue(request.user, form.cleaned_data["name"])
+    back = reverse("profile", args=[request.user.username])
+    try:
+        token, raw = do_issue_token(request.user, form.cleaned_data["name"])
+    except RateLimited as error:
+        return rate_limited_page(request, error, back)
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect(back)
     return render(request, "accounts/token_created.html", {"token": token, "raw": raw})
 
 

@@ -7,9 +7,9 @@ token in ``Authorization: Bearer …`` (no CSRF: no browser sends it by itself).
 from __future__ import annotations
 
 import functools
-import json
 import logging
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
@@ -19,9 +19,18 @@ from accounts.blocks import do_block, do_unblock
 from accounts.holidays import do_cancel_holiday, do_declare_holiday
 from accounts.tokens import BadToken, bearer_token, user_for_token
 from moderation.services import do_report
+from shanghaien.lib.input import parse_json
 
 from . import history, queries, services
-from .errors import BadRequest, Forbidden, NotAuthenticated, NotFound, ServiceError
+from .errors import (
+    BadRequest,
+    Forbidden,
+    NotAuthenticated,
+    NotFound,
+    RateLimited,
+    ServiceError,
+    TooLarge,
+)
 from .serializers import chat_json, game_json, game_summary, invitation_json, recent_chat
 
 log = logging.getLogger(__name__)
@@ -56,19 +65,23 @@ def _authenticate(request) -> None:
 
 
 def _body(request) -> dict:
-    if len(request.body) > MAX_BODY:
-        raise BadRequest("too_large", f"The body is larger than {MAX_BODY} bytes.")
     try:
-        data = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("malformed_json", "The body is not valid JSON.") from None
+        raw = request.body
+    except RequestDataTooBig:
+        raise TooLarge(MAX_BODY) from None
+    if len(raw) > MAX_BODY:
+        raise TooLarge(MAX_BODY)
+    data = parse_json(raw or b"{}")
     if not isinstance(data, dict):
         raise BadRequest("bad_request", "The body is a JSON object.")
     return data
 
 
 def error_response(error: ServiceError) -> JsonResponse:
-    return JsonResponse(error.to_json(), status=error.status)
+    response = JsonResponse(error.to_json(), status=error.status)
+    if isinstance(error, RateLimited):
+        response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def json_api(*methods: str):
@@ -244,8 +257,8 @@ def reports(request):
 @json_api("GET", "POST")
 def blocks(request):
     if request.method == "POST":
-        do_block(request.user, _field(request.data, "username", required=True))
-        return JsonResponse({"blocked": request.data["username"]}, status=201)
+        block = do_block(request.user, _field(request.data, "username", required=True))
+        return JsonResponse({"blocked": block.blocked.username}, status=201)
     names = request.user.blocks.values_list("blocked__username", flat=True)
     return JsonResponse({"blocked": sorted(names)})
 

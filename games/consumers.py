@@ -7,13 +7,16 @@ each connection builds its own viewer's JSON.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
 
 from channels.db import DatabaseSyncToAsync
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from shanghaien.lib.input import parse_id, parse_json
+from shanghaien.lib.ratelimit import FrameBudget
 
 from . import services
 from .broadcast import game_group, user_group
@@ -40,50 +43,104 @@ def database_sync_to_async(func):
 COMMANDS_PER_SECOND = 20
 HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (services.SOCKET_LEASE)
 
+# What one socket may send besides commands (each frame costs a parse; sync and chat
+# frames also cost database work): (frames a second, burst).
+FRAMES = (20, 60)
+SYNCS = (1, 10)
+CHATS = (1, 5)
+
 # Close codes sent before accepting (the client sees a refused handshake).
 NOT_AUTHENTICATED = 4401
 NOT_FOUND = 4404
 
 
 class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
-    """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type."""
+    """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type.
+
+    Nothing a client sends closes its socket: a refused frame gets an ``error`` and a
+    handler that fails gets ``server_error``. Whatever ends the connection (the client,
+    a crash, a lost channel layer), ``release`` runs once, in ``finally``.
+    """
+
+    async def __call__(self, scope, receive, send):
+        self.frames = FrameBudget(*FRAMES)
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.release()
+
+    async def release(self) -> None:
+        """Give back what the connection holds. Safe to call more than once."""
+
+    async def dispatch(self, message):
+        try:
+            await super().dispatch(message)
+        except StopConsumer:
+            raise
+        except Exception:
+            logger.exception("socket handler for %s failed", message.get("type"))
+            if message.get("type") == "websocket.connect":
+                await self.close(code=1011)  # the handshake could not be completed
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        wait = self.frames.take()
+        if wait:
+            return await self.send_rate_limited("Too many messages on this connection.", wait)
         if text_data is None:
             return await self.send_error("bad_frame", "Send text frames of JSON.")
-        if len(text_data.encode()) > MAX_FRAME:
+        if len(text_data) > MAX_FRAME or len(text_data.encode(errors="replace")) > MAX_FRAME:
             return await self.send_error("too_large", f"Frames are at most {MAX_FRAME} bytes.")
         try:
-            content = json.loads(text_data)
-        except ValueError:
-            return await self.send_error("malformed_json", "The frame is not valid JSON.")
+            content = parse_json(text_data)
+        except ServiceError as error:
+            return await self.send_error(error.code, "The frame is not valid JSON.")
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
             return await self.send_error("bad_request", "A message is an object with a 'type'.")
-        await self.receive_json(content)
+        try:
+            await self.receive_json(content)
+        except Exception:
+            logger.exception("socket message %r failed", content["type"][:40])
+            await self.send_error(
+                "server_error",
+                "Something went wrong on the server. Send sync to see where the game stands.",
+                content.get("client_id"),
+            )
 
-    async def send_error(self, code: str, message: str, client_id=None) -> None:
-        error = {"type": "error", "code": code, "message": message}
+    async def send_error(self, code: str, message: str, client_id=None, **more) -> None:
+        error = {"type": "error", "code": code, "message": message, **more}
         if isinstance(client_id, str):
             error["client_id"] = client_id
         await self.send_json(error)
 
+    async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
+        retry_after = round(wait, 1) or 0.1
+        await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
+
 
 class GameConsumer(JsonProtocolConsumer):
+    heartbeat = None  # the lease renewal task of a player's socket
+    leased = False  # counted in the seat's open sockets
+    grouped = False  # in the game's group
+
     async def connect(self):
         self.user = self.scope["user"]
         if not self.user.is_authenticated:
             return await self.close(code=NOT_AUTHENTICATED)
-        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        self.seat = await self._seat()
+        self.game_id = parse_id(self.scope["url_route"]["kwargs"]["game_id"])
+        self.seat = await self._seat() if self.game_id else False
         if self.seat is False:
             return await self.close(code=NOT_FOUND)
         self.sent_version = -1
         self.recent = deque()
+        self.syncs = FrameBudget(*SYNCS)
+        self.chats = FrameBudget(*CHATS)
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
+        self.grouped = True
         await self.accept()
         if self.seat is not None:
-            await database_sync_to_async(services.socket_opened)(self.game_id, self.user)
             self.heartbeat = asyncio.create_task(self._renew_lease())
+            await database_sync_to_async(services.socket_opened)(self.game_id, self.user)
+            self.leased = True
         await self.send_state()
 
     async def _renew_lease(self):
@@ -96,13 +153,24 @@ class GameConsumer(JsonProtocolConsumer):
                 logger.warning("could not renew the socket lease", exc_info=True)
 
     async def disconnect(self, code):
-        if hasattr(self, "sent_version"):
-            await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
-            if self.seat is not None:
-                heartbeat = getattr(self, "heartbeat", None)
-                if heartbeat is not None:
-                    heartbeat.cancel()
+        await self.release()
+
+    async def release(self) -> None:
+        heartbeat, self.heartbeat = self.heartbeat, None
+        if heartbeat is not None:
+            heartbeat.cancel()  # no beat renews the lease from now on: it lapses at worst
+        if self.leased:
+            self.leased = False
+            try:
                 await database_sync_to_async(services.socket_closed)(self.game_id, self.user)
+            except Exception:  # the database is away: the lease lapses by itself
+                logger.warning("could not count a closed game socket", exc_info=True)
+        if self.grouped:
+            self.grouped = False
+            try:
+                await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
+            except Exception:  # the layer is away; its group membership expires
+                logger.warning("could not leave the game group", exc_info=True)
 
     @database_sync_to_async
     def _seat(self):
@@ -124,10 +192,16 @@ class GameConsumer(JsonProtocolConsumer):
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
         if kind == "sync":
+            wait = self.syncs.take()
+            if wait:
+                return await self.send_rate_limited("Too many sync requests.", wait)
             return await self.send_state()
         if kind == "command":
             return await self.command(content)
         if kind == "chat":
+            wait = self.chats.take()
+            if wait:
+                return await self.send_rate_limited("Slow down: a few messages at a time.", wait)
             return await self.chat(content)
         await self.send_error(
             "unknown_type", f"Unknown message type {kind!r}: command, chat or sync."
@@ -139,7 +213,7 @@ class GameConsumer(JsonProtocolConsumer):
         try:
             await database_sync_to_async(services.do_chat)(self.game_id, self.user, content["text"])
         except ServiceError as error:
-            await self.send_error(error.code, error.message)
+            await self.send_error(error.code, error.message, **_retry(error))
 
     @database_sync_to_async
     def _chat_json(self, message_id):
@@ -172,8 +246,8 @@ class GameConsumer(JsonProtocolConsumer):
     async def command(self, content):
         client_id = content.get("client_id")
         if self._rate_limited():
-            return await self.send_error(
-                "rate_limited", f"At most {COMMANDS_PER_SECOND} commands a second.", client_id
+            return await self.send_rate_limited(
+                f"At most {COMMANDS_PER_SECOND} commands a second.", 1.0, client_id
             )
         if self.seat is None:
             return await self.send_error(
@@ -191,7 +265,7 @@ class GameConsumer(JsonProtocolConsumer):
                 client_id,
             )
         except ServiceError as error:
-            return await self.send_error(error.code, error.message, client_id)
+            return await self.send_error(error.code, error.message, client_id, **_retry(error))
         await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
 
     async def game_updated(self, event):
@@ -200,6 +274,8 @@ class GameConsumer(JsonProtocolConsumer):
 
 
 class LobbyConsumer(JsonProtocolConsumer):
+    group = None
+
     async def connect(self):
         self.user = self.scope["user"]
         if not self.user.is_authenticated:
@@ -210,8 +286,15 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "hello", "your_turn": await self._waiting()})
 
     async def disconnect(self, code):
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.release()
+
+    async def release(self) -> None:
+        group, self.group = self.group, None
+        if group is not None:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # the layer is away; its group membership expires
+                logger.warning("could not leave the lobby group", exc_info=True)
 
     async def receive_json(self, content, **kwargs):
         if content["type"] == "ping":
@@ -247,3 +330,9 @@ class LobbyConsumer(JsonProtocolConsumer):
                 "invitation": await self._invitation(event["invitation"]),
             }
         )
+
+
+def _retry(error: ServiceError) -> dict:
+    """The ``retry_after`` of a rate-limit refusal, for its error frame."""
+    retry_after = getattr(error, "retry_after", None)
+    return {} if retry_after is None else {"retry_after": retry_after}

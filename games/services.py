@@ -7,7 +7,6 @@ schedule the broadcast for after the commit. Nothing here trusts its caller.
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -17,12 +16,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
-from accounts.models import Block
+from accounts.models import Block, User
 from ratings import services as ratings
+from shanghaien.lib.input import clean_text, is_client_id, parse_id, username
+from shanghaien.lib.ratelimit import Limit
 
 from . import broadcast, rules
 from .clock import effective_deadline
-from .errors import BadRequest, Conflict, Forbidden, Illegal, NotFound
+from .errors import BadRequest, Conflict, Forbidden, Illegal, NotFound, RateLimited
 from .models import (
     CHAT_MAX,
     DAYS_PER_MOVE_CHOICES,
@@ -37,7 +38,14 @@ from .models import (
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+# What one player may send, so that nobody can flood another's lobby or mailbox.
+INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, "At most 20 invitations an hour.")
+INVITATIONS_TO_ONE_PER_DAY = Limit(
+    "invitations-to", 3, 24 * 3600, "At most 3 invitations a day to the same player."
+)
+OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
+CHAT_LIMIT = Limit("chat", 5, 10, "Slow down: at most 5 messages in 10 seconds.")
 
 # Dice and shuffles come from the operating system's randomness, never from a stored seed.
 _rng = secrets.SystemRandom()
@@ -50,18 +58,26 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message, r
     """The validated fields of a new invitation."""
     if to is not None and not isinstance(to, str):
         raise BadRequest("bad_request", "'to' is a username, or null for an open invitation.")
+    to = username(to, "to") if to else None  # None or "": an open invitation
     if not isinstance(extra_wild, bool):
         raise BadRequest("bad_request", "'extra_wild' is true or false.")
     if isinstance(days_per_move, bool) or days_per_move not in DAYS_PER_MOVE:
         choices = ", ".join(map(str, DAYS_PER_MOVE))
         raise BadRequest("bad_days_per_move", f"'days_per_move' is one of {choices}.")
-    if not isinstance(message, str) or len(message) > MESSAGE_MAX:
-        raise BadRequest("bad_message", f"'message' is text of at most {MESSAGE_MAX} characters.")
+    message = clean_text(
+        message,
+        "message",
+        max_length=MESSAGE_MAX,
+        required=False,
+        multiline=True,
+        invalid="bad_message",
+        too_long="bad_message",
+    )
     if not isinstance(rated, bool):
         raise BadRequest("bad_rated", "'rated' is true (a rated game) or false (a casual one).")
     to_user = None
     if to:
-        to_user = get_user_model().objects.filter(username__iexact=to.strip()).first()
+        to_user = get_user_model().objects.filter(username__iexact=to).first()
         if to_user is None or not to_user.is_active:
             raise NotFound("no_such_user", f"There is no player called {to!r}.")
         if to_user.pk == user.pk:
@@ -72,7 +88,7 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message, r
         "to_user": to_user,
         "extra_wild": extra_wild,
         "days_per_move": days_per_move,
-        "message": message.strip(),
+        "message": message,
         "rated": rated,
     }
 
@@ -82,12 +98,34 @@ def do_invite(
 ) -> Invitation:
     fields = check_invitation(user, to, extra_wild, days_per_move, message, rated)
     with transaction.atomic():
+        _lock_user(user)  # one invitation at a time per sender: the count below holds
+        _check_sender(user)
+        INVITATIONS_PER_HOUR.hit(user.pk)
+        if fields["to_user"] is not None:
+            INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
         invitation = Invitation.objects.create(from_user=user, **fields)
         to_user = invitation.to_user
         if to_user is not None and to_user.email_on_turn and to_user.email:
             queue(to_user, Notification.Kind.INVITATION, str(invitation.pk))
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
     return invitation
+
+
+def _lock_user(user) -> None:
+    User.objects.select_for_update().filter(pk=user.pk).first()
+
+
+def _check_sender(user) -> None:
+    """A player sends invitations only while not suspended, and has a few open at a time."""
+    if User.objects.get(pk=user.pk).is_suspended:  # fresh: a socket's user may be old
+        raise Forbidden("suspended", "Your account is suspended.")
+    if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
+        OPEN_INVITATIONS_MAX
+    ):
+        raise RateLimited(
+            f"You have {OPEN_INVITATIONS_MAX} open invitations: wait for answers, or cancel one.",
+            retry_after=3600,
+        )
 
 
 def queue(user, kind: str, key: str, game: Game | None = None) -> None:
@@ -100,11 +138,8 @@ def queue(user, kind: str, key: str, game: Game | None = None) -> None:
 
 
 def _locked_invitation(invitation_id) -> Invitation:
-    invitation = (
-        Invitation.objects.select_for_update().filter(pk=_int_id(invitation_id)).first()
-        if _int_id(invitation_id) is not None
-        else None
-    )
+    pk = parse_id(invitation_id)
+    invitation = Invitation.objects.select_for_update().filter(pk=pk).first() if pk else None
     if invitation is None:
         raise NotFound("not_found", "No such invitation.")
     if invitation.status != Invitation.Status.OPEN:
@@ -193,27 +228,19 @@ class Outcome:
     duplicate: bool  # a retry of a command already applied: nothing was applied now
 
 
-def _int_id(value) -> int | None:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number > 0 else None
-
-
 def check_command_request(command, expected_version, client_id) -> None:
     if not isinstance(command, dict):
         raise BadRequest("bad_request", "'command' is a JSON object with a 'type'.")
     if isinstance(expected_version, bool) or not isinstance(expected_version, int):
         raise BadRequest("bad_request", "'expected_version' is the version the command is for.")
-    if not isinstance(client_id, str) or not CLIENT_ID.match(client_id):
+    if not is_client_id(client_id):
         raise BadRequest(
             "bad_request", "'client_id' is 1–64 letters, digits or - _ . : (a UUID is best)."
         )
 
 
 def get_game(game_id) -> Game:
-    game_pk = _int_id(game_id)
+    game_pk = parse_id(game_id)
     game = Game.objects.filter(pk=game_pk).first() if game_pk else None
     if game is None:
         raise NotFound("not_found", "No such game.")
@@ -223,16 +250,17 @@ def get_game(game_id) -> Game:
 def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
     """Apply one player's command: the only way a game changes."""
     check_command_request(command, expected_version, client_id)
-    game_pk = _int_id(game_id)
+    game_pk = parse_id(game_id)
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_pk).first() if game_pk else None
         if game is None:
             raise NotFound("not_found", "No such game.")
         seats = list(game.seats.select_related("user").order_by("seat"))
-        seat = next((s.seat for s in seats if s.user_id == user.pk), None)
-        if seat is None:
+        mine = next((s for s in seats if s.user_id == user.pk), None)
+        if mine is None:
             raise Forbidden("not_a_player", "Only the two players of this game can play it.")
-        if getattr(user, "is_suspended", False):
+        seat = mine.seat
+        if mine.user.is_suspended:  # read now: an open socket's user was loaded at connect
             raise Forbidden("suspended", "Your account is suspended.")
         applied = Command.objects.filter(game=game, client_id=client_id).first()
         if applied is not None:
@@ -314,7 +342,7 @@ def replay_events(game: Game) -> rules.GameState:
 
 
 def locked_game(game_id) -> Game:
-    game_pk = _int_id(game_id)
+    game_pk = parse_id(game_id)
     game = Game.objects.select_for_update().filter(pk=game_pk).first() if game_pk else None
     if game is None:
         raise NotFound("not_found", "No such game.")
@@ -392,6 +420,9 @@ def do_rematch(game_id, user) -> Invitation:
         if game.rematches.filter(status=Invitation.Status.OPEN).exists():
             raise Conflict("rematch_offered", "A rematch is already on offer.")
         opponent = _players(game)[1 - seat]
+        if Block.between(user, opponent):
+            raise Forbidden("blocked", "You cannot play with this player.")
+        _check_sender(user)
         invitation = Invitation.objects.create(
             from_user=user,
             to_user=opponent,
@@ -450,29 +481,20 @@ def has_game_open(game, user, now=None) -> bool:
 
 # -- chat -------------------------------------------------------------------------------
 
-CHAT_BURST = 5  # messages …
-CHAT_WINDOW = timedelta(seconds=10)  # … within this window, per player and game
-
 
 def do_chat(game_id, user, text) -> ChatMessage:
     """A line of chat between the two players; stored as typed, escaped when shown."""
-    if not isinstance(text, str) or not text.strip():
-        raise BadRequest("bad_message", "A chat message is some text.")
-    text = text.strip()
-    if len(text) > CHAT_MAX:
-        raise BadRequest("too_long", f"A chat message has at most {CHAT_MAX} characters.")
+    text = clean_text(text, "text", max_length=CHAT_MAX, multiline=True, invalid="bad_message")
     game = get_game(game_id)
     players = _players(game)
-    if user.pk not in {p.pk for p in players}:
+    me = next((p for p in players if p.pk == user.pk), None)
+    if me is None:
         raise Forbidden("not_a_player", "Only the players of this game can chat in it.")
-    if getattr(user, "is_suspended", False):
+    if me.is_suspended:  # read now: an open socket's user was loaded at connect
         raise Forbidden("suspended", "Your account is suspended.")
     if Block.between(players[0], players[1]):
         raise Forbidden("blocked", "Chat is closed between these players.")
-    now = timezone.now()
-    recent = ChatMessage.objects.filter(game=game, user=user, created_at__gt=now - CHAT_WINDOW)
-    if recent.count() >= CHAT_BURST:
-        raise Conflict("rate_limited", "Slow down: a few messages at a time.")
+    CHAT_LIMIT.hit(f"{game.pk}:{user.pk}")
     message = ChatMessage.objects.create(game=game, user=user, text=text)
     transaction.on_commit(lambda: broadcast.chat(game.pk, message.pk))
     return message

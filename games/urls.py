@@ -1,5 +1,7 @@
 from django.urls import path
 
+import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
+
 from . import api, views
 
 urlpatterns = [
@@ -28,7 +30,7 @@ urlpatterns = [
     path("api/games/<str:pk>/export/", api.game_export, name="api_game_export"),
     path("api/reports/", api.reports, name="api_reports"),
     path("api/blocks/", api.blocks, name="api_blocks"),
-    path("api/blocks/<str:username>/remove/", api.unblock),
+    path("api/blocks/<username:username>/remove/", api.unblock),
     path("api/holidays/", api.holidays, name="api_holidays"),
     path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
     path("api/<path:rest>", api.not_found),

@@ -13,8 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from shanghaien.lib.input import parse_json
+from shanghaien.lib.responses import rate_limited_page
+
 from . import history, queries, services
-from .errors import Forbidden, NotFound, ServiceError
+from .errors import Forbidden, NotFound, RateLimited, ServiceError
 from .forms import InvitationForm
 from .models import Game
 from .rules.bots import GIVING_UP
@@ -57,6 +60,8 @@ def invite(request):
                 k: form.cleaned_data[k] for k in ("extra_wild", "days_per_move", "message", "rated")
             },
         )
+    except RateLimited as error:
+        return rate_limited_page(request, error, reverse("home"))
     except ServiceError as error:
         messages.error(request, error.message)
     else:
@@ -168,9 +173,9 @@ def _card_label(card: dict | None) -> str:
 def play(request, pk):
     """The form fallback of the board: one legal command, posted as JSON text."""
     try:
-        command = json.loads(request.POST.get("command", ""))
+        command = parse_json(request.POST.get("command", ""))
         expected = int(request.POST.get("expected_version", ""))
-    except ValueError:
+    except (ServiceError, ValueError):
         messages.error(request, "That move could not be read; please try again.")
         return redirect("game", pk=pk)
     try:

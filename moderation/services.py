@@ -13,6 +13,8 @@ from games import broadcast
 from games.errors import BadRequest, Conflict, Forbidden, NotFound
 from games.models import ChatMessage, Game
 from games.services import end_by_server, get_game, locked_game
+from shanghaien.lib.input import clean_text, parse_id
+from shanghaien.lib.ratelimit import Limit
 
 from .models import REASON_MAX, AuditEntry, Report
 
@@ -20,11 +22,9 @@ FOREVER = datetime(9999, 1, 1, tzinfo=UTC)  # "for good"
 
 
 def _reason(reason) -> str:
-    if not isinstance(reason, str) or not reason.strip():
-        raise BadRequest("reason_required", "Give a reason.")
-    if len(reason) > REASON_MAX:
-        raise BadRequest("too_long", f"A reason has at most {REASON_MAX} characters.")
-    return reason.strip()
+    return clean_text(
+        reason, "reason", max_length=REASON_MAX, multiline=True, invalid="reason_required"
+    )
 
 
 def _audit(moderator, action, target, reason, **details) -> AuditEntry:
@@ -157,7 +157,7 @@ def do_resolve_report(report_id, moderator, reason) -> Report:
 
 # -- players' side ----------------------------------------------------------------------
 
-REPORTS_PER_HOUR = 10
+REPORTS = Limit("reports", 10, 3600, "Too many reports in an hour; the moderators will look.")
 
 
 def do_report(user, reason, game_id=None, message_id=None) -> Report:
@@ -165,13 +165,12 @@ def do_report(user, reason, game_id=None, message_id=None) -> Report:
     if (game_id is None) == (message_id is None):
         raise BadRequest("bad_request", "Report either a 'game' or a 'message'.")
     reason = _reason(reason)
-    recent = Report.objects.filter(
-        reporter=user, created_at__gt=timezone.now() - timedelta(hours=1)
-    )
-    if recent.count() >= REPORTS_PER_HOUR:
-        raise Conflict("rate_limited", "Too many reports in an hour; the moderators will look.")
+    REPORTS.hit(user.pk)
     if message_id is not None:
-        message = ChatMessage.objects.filter(pk=message_id, hidden=False).first()
+        message_pk = parse_id(message_id)
+        message = (
+            ChatMessage.objects.filter(pk=message_pk, hidden=False).first() if message_pk else None
+        )
         if message is None or message.game.seat_of(user) is None:
             raise NotFound("not_found", "No such message in your games.")
         return Report.objects.create(reporter=user, message=message, reason=reason)

@@ -58,7 +58,7 @@ def parse_command(command: Any) -> dict:
         raise _bad(f"Unknown command type {kind!r}; expected one of {', '.join(COMMAND_TYPES)}.")
     if kind == "trick":
         half = command.get("half")
-        if half not in _TRICK_HALVES:
+        if not isinstance(half, str) or half not in _TRICK_HALVES:
             raise _bad(f"A trick's 'half' is one of {', '.join(_TRICK_HALVES)}.")
         if not isinstance(command.get("card"), str):
             raise _bad("A trick needs the 'card' id of the trick card.")

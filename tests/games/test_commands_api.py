@@ -126,7 +126,11 @@ def body_of(**fields):
             body_of(command={"type": "place", "die": 7}, expected_version=2, client_id="x"),
             "bad_command",
         ),
-        (body_of(x="a" * 20000), "too_large"),
+        (body_of(command=ROLL, expected_version=2, client_id="a" * 64 + "\n"), "bad_request"),
+        (body_of(command=ROLL, expected_version=2, client_id="abc\n"), "bad_request"),
+        (b"[" * 5000 + b"]" * 5000, "malformed_json"),
+        (b'{"command": ' + b"[" * 17 + b"]" * 17 + b"}", "malformed_json"),
+        (b'{"command": NaN, "expected_version": 2, "client_id": "x"}', "malformed_json"),
     ],
 )
 def test_malformed_bodies_get_400_with_a_code(game, clients, body, code):
@@ -135,6 +139,25 @@ def test_malformed_bodies_get_400_with_a_code(game, clients, body, code):
     response = client.post(url(game), data=body, content_type="application/json")
     assert_error(response, 400, code)
     assert snapshot(game) == before
+
+
+@pytest.mark.parametrize("size", [20_000, 300_000, 3_000_000])
+def test_bodies_over_the_limit_get_413(game, clients, size):
+    _, client, _ = on_turn(game, clients)
+    before = snapshot(game)
+    body = body_of(command=ROLL, expected_version=2, client_id="x", pad="a" * size)
+    assert_error(
+        client.post(url(game), data=body, content_type="application/json"), 413, "too_large"
+    )
+    assert snapshot(game) == before
+
+
+def test_a_trick_half_that_is_not_a_name_is_a_bad_command(game, clients):
+    name, client, _ = on_turn(game, clients)
+    for half in (["wild"], {"a": 1}, 3, None):
+        command = {"type": "trick", "card": "T1", "half": half}
+        response = post(client, url(game), command_body(command, game.version))
+        assert_error(response, 400, "bad_command")
 
 
 @pytest.mark.parametrize("path", ["/api/games/999999/", "/api/games/abc/", "/api/games/-1/"])

@@ -35,8 +35,12 @@ def test_bad_chat_messages_are_refused(clients, game, text, code):
 
 
 def test_chat_flooding_is_rate_limited(clients, game):
-    codes = [chat(clients["anna"], game, f"spam {i}").status_code for i in range(8)]
-    assert codes == [201] * 5 + [409] * 3
+    answers = [chat(clients["anna"], game, f"spam {i}") for i in range(8)]
+    assert [a.status_code for a in answers] == [201] * 5 + [429] * 3
+    refused = answers[-1]
+    assert refused.json()["error"]["code"] == "rate_limited"
+    retry = int(refused["Retry-After"])
+    assert 1 <= retry <= 10 and refused.json()["error"]["retry_after"] == retry
     assert ChatMessage.objects.count() == 5
 
 
@@ -89,4 +93,4 @@ def test_report_flooding_is_rate_limited(clients, game):
         post(clients["bernd"], "/api/reports/", {"game": game.pk, "reason": f"r{i}"}).status_code
         for i in range(12)
     ]
-    assert codes == [201] * 10 + [409] * 2
+    assert codes == [201] * 10 + [429] * 2
