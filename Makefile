@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# A developer's machine: debug on, so the development secret key is allowed.
+run: export DJANGO_DEBUG ?= 1
 run: install
 	$(PY) manage.py migrate --noinput
-	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(VENV)/bin/daphne -b 127.0.0.1 -p 8000 shanghaien.asgi:application
+	$(VENV)/bin/daphne -b 127.0.0.1 -p 8000 shanghaien.asgi:application
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
