@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.input import clean_text
@@ -12,7 +13,7 @@ from shanghaien.lib.ratelimit import Limit
 
 from .models import ApiToken, User, hash_token
 
-TOKENS_PER_HOUR = Limit("tokens", 10, 3600, "At most 10 new tokens an hour.")
+TOKENS_PER_HOUR = Limit("tokens", 10, 3600, _("At most 10 new tokens an hour."))
 TOKENS_MAX = 20  # held at once by one player
 
 
@@ -22,9 +23,8 @@ def do_issue_token(user, name) -> tuple[ApiToken, str]:
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # the count below holds
         if ApiToken.objects.filter(user=user).count() >= TOKENS_MAX:
-            raise RateLimited(
-                f"You hold {TOKENS_MAX} tokens already: revoke one you no longer use.", 3600
-            )
+            message = _("You hold %(n)d tokens already: revoke one you no longer use.")
+            raise RateLimited(message % {"n": TOKENS_MAX}, 3600)
         TOKENS_PER_HOUR.hit(user.pk)
         return ApiToken.issue(user, name)
 

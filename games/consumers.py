@@ -14,6 +14,7 @@ from collections import deque
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils.translation import gettext as _
 
 from shanghaien.lib.input import parse_id, parse_json
 from shanghaien.lib.ratelimit import FrameBudget
@@ -85,7 +86,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         wait = self.frames.take()
         if wait:
-            return await self.send_rate_limited("Too many messages on this connection.", wait)
+            return await self.send_rate_limited(_("Too many messages on this connection."), wait)
         if text_data is None:
             return await self.send_error("bad_frame", "Send text frames of JSON.")
         if len(text_data) > MAX_FRAME or len(text_data.encode(errors="replace")) > MAX_FRAME:
@@ -102,7 +103,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
             logger.exception("socket message %r failed", content["type"][:40])
             await self.send_error(
                 "server_error",
-                "Something went wrong on the server. Send sync to see where the game stands.",
+                _("Something went wrong on the server. Send sync to see where the game stands."),
                 content.get("client_id"),
             )
 
@@ -194,14 +195,14 @@ class GameConsumer(JsonProtocolConsumer):
         if kind == "sync":
             wait = self.syncs.take()
             if wait:
-                return await self.send_rate_limited("Too many sync requests.", wait)
+                return await self.send_rate_limited(_("Too many sync requests."), wait)
             return await self.send_state()
         if kind == "command":
             return await self.command(content)
         if kind == "chat":
             wait = self.chats.take()
             if wait:
-                return await self.send_rate_limited("Slow down: a few messages at a time.", wait)
+                return await self.send_rate_limited(_("Slow down: a few messages at a time."), wait)
             return await self.chat(content)
         await self.send_error(
             "unknown_type", f"Unknown message type {kind!r}: command, chat or sync."

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Block, User
 from ratings import services as ratings
@@ -40,12 +41,12 @@ DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
 
 # What one player may send, so that nobody can flood another's lobby or mailbox.
-INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, "At most 20 invitations an hour.")
+INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, _("At most 20 invitations an hour."))
 INVITATIONS_TO_ONE_PER_DAY = Limit(
-    "invitations-to", 3, 24 * 3600, "At most 3 invitations a day to the same player."
+    "invitations-to", 5, 24 * 3600, _("At most 5 invitations a day to the same player.")
 )
 OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
-CHAT_LIMIT = Limit("chat", 5, 10, "Slow down: at most 5 messages in 10 seconds.")
+CHAT_LIMIT = Limit("chat", 5, 10, _("Slow down: at most 5 messages in 10 seconds."))
 
 # Dice and shuffles come from the operating system's randomness, never from a stored seed.
 _rng = secrets.SystemRandom()
@@ -118,14 +119,12 @@ def _lock_user(user) -> None:
 def _check_sender(user) -> None:
     """A player sends invitations only while not suspended, and has a few open at a time."""
     if User.objects.get(pk=user.pk).is_suspended:  # fresh: a socket's user may be old
-        raise Forbidden("suspended", "Your account is suspended.")
+        raise Forbidden("suspended", _("Your account is suspended."))
     if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
         OPEN_INVITATIONS_MAX
     ):
-        raise RateLimited(
-            f"You have {OPEN_INVITATIONS_MAX} open invitations: wait for answers, or cancel one.",
-            retry_after=3600,
-        )
+        message = _("You have %(n)d open invitations: wait for answers, or cancel one.")
+        raise RateLimited(message % {"n": OPEN_INVITATIONS_MAX}, retry_after=3600)
 
 
 def queue(user, kind: str, key: str, game: Game | None = None) -> None:
@@ -421,7 +420,7 @@ def do_rematch(game_id, user) -> Invitation:
             raise Conflict("rematch_offered", "A rematch is already on offer.")
         opponent = _players(game)[1 - seat]
         if Block.between(user, opponent):
-            raise Forbidden("blocked", "You cannot play with this player.")
+            raise Forbidden("blocked", _("You cannot play with this player."))
         _check_sender(user)
         invitation = Invitation.objects.create(
             from_user=user,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import broadcast
@@ -157,7 +158,7 @@ def do_resolve_report(report_id, moderator, reason) -> Report:
 
 # -- players' side ----------------------------------------------------------------------
 
-REPORTS = Limit("reports", 10, 3600, "Too many reports in an hour; the moderators will look.")
+REPORTS = Limit("reports", 10, 3600, _("Too many reports in an hour; the moderators will look."))
 
 
 def do_report(user, reason, game_id=None, message_id=None) -> Report:

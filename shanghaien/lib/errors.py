@@ -9,6 +9,7 @@ class ServiceError(Exception):
     status = 400
 
     def __init__(self, code: str, message: str):
+        message = str(message)  # a lazy translation becomes text in the active language
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
