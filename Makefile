@@ -15,10 +15,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# A developer's machine: debug on, so the development secret key is allowed.
+# A developer's machine: debug on, so the development secret key is allowed. The worker
+# (deadlines, reminders, emails to the console) runs beside the server and stops with it.
 run: export DJANGO_DEBUG ?= 1
 run: install
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(VENV)/bin/daphne -b 127.0.0.1 -p 8000 shanghaien.asgi:application
 
 test: install

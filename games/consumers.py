@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import deque
 
@@ -114,7 +115,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(error)
 
     async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
-        retry_after = round(wait, 1) or 0.1
+        retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
         await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
 
 

@@ -99,7 +99,6 @@ def do_invite(
 ) -> Invitation:
     fields = check_invitation(user, to, extra_wild, days_per_move, message, rated)
     with transaction.atomic():
-        _lock_user(user)  # one invitation at a time per sender: the count below holds
         _check_sender(user)
         INVITATIONS_PER_HOUR.hit(user.pk)
         if fields["to_user"] is not None:
@@ -112,13 +111,14 @@ def do_invite(
     return invitation
 
 
-def _lock_user(user) -> None:
-    User.objects.select_for_update().filter(pk=user.pk).first()
-
-
 def _check_sender(user) -> None:
-    """A player sends invitations only while not suspended, and has a few open at a time."""
-    if User.objects.get(pk=user.pk).is_suspended:  # fresh: a socket's user may be old
+    """A player sends invitations only while not suspended, and has a few open at a time.
+
+    Locks the sender's row (inside the caller's transaction), so that two invitations
+    at once cannot both take the last place; the row is read afresh, as the user object
+    of a socket or a session may be older than a suspension.
+    """
+    if User.objects.select_for_update().get(pk=user.pk).is_suspended:
         raise Forbidden("suspended", _("Your account is suspended."))
     if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
         OPEN_INVITATIONS_MAX
