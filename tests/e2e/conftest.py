@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import database_url as test_database_url
+from ..daphne import daphne_servers
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the
 # live server fixtures are still synchronous and safe here.
@@ -70,58 +71,10 @@ def screenshot():
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
     """Daphne serving the site (HTTP and websockets) on the test database."""
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
     with django_db_blocker.unblock():
         database_url = test_database_url()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": "shanghaien.settings",
-    }
-    root = Path(__file__).resolve().parents[2]
-    log = SCREENSHOTS.parent / "daphne.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "shanghaien.asgi:application",
-            ],
-            cwd=root,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"Daphne did not start: {log.read_text()[-2000:]}") from None
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with daphne_servers(database_url, log=SCREENSHOTS.parent / "daphne.log") as (url,):
+        yield url
     with django_db_blocker.unblock():
         wait_for_server_sessions_to_end()
 
