@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from .errors import RateLimited
 
@@ -47,21 +47,19 @@ class Limit:
             raise RateLimited(f"{self.message} {try_again_in(wait)}", wait)
 
 
-def try_again_in(seconds: int) -> str:
-    """ "Try again in 3 minutes." in the largest unit that is at least one."""
+def duration(seconds: int) -> str:
+    """"3 minutes": a wait in the largest unit that is at least one, rounded up."""
     if seconds >= 3600:
         hours = math.ceil(seconds / 3600)
-        return ngettext("Try again in %(n)d hour.", "Try again in %(n)d hours.", hours) % {
-            "n": hours
-        }
+        return ngettext("%(n)d hour", "%(n)d hours", hours) % {"n": hours}
     if seconds >= 60:
         minutes = math.ceil(seconds / 60)
-        return ngettext("Try again in %(n)d minute.", "Try again in %(n)d minutes.", minutes) % {
-            "n": minutes
-        }
-    return ngettext("Try again in %(n)d second.", "Try again in %(n)d seconds.", seconds) % {
-        "n": seconds
-    }
+        return ngettext("%(n)d minute", "%(n)d minutes", minutes) % {"n": minutes}
+    return ngettext("%(n)d second", "%(n)d seconds", seconds) % {"n": seconds}
+
+
+def try_again_in(seconds: int) -> str:
+    return gettext("Try again in %(duration)s.") % {"duration": duration(seconds)}
 
 
 class FrameBudget:
