@@ -10,7 +10,7 @@ import functools
 import logging
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import JsonResponse
+from django.http import JsonResponse, QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.gzip import gzip_page
@@ -45,6 +45,10 @@ class _CsrfCheck(CsrfViewMiddleware):
 def _csrf_failure(request) -> str | None:
     check = _CsrfCheck(lambda request: None)
     check.process_request(request)
+    # The token comes in the X-CSRFToken header: the body is JSON. Django's check would look
+    # for a form field first and parse the body as a form, which raises on a multipart or
+    # non-UTF-8 form body and leaves the body unreadable as JSON after any other.
+    request.POST = QueryDict()
     return check.process_view(request, None, (), {})
 
 

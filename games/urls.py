@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
@@ -33,5 +33,6 @@ urlpatterns = [
     path("api/blocks/<username:username>/remove/", api.unblock),
     path("api/holidays/", api.holidays, name="api_holidays"),
     path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
-    path("api/<path:rest>", api.not_found),
+    # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.
+    re_path(r"^api/(?P<rest>[\s\S]*)$", api.not_found),
 ]

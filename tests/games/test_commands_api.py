@@ -169,6 +169,9 @@ def test_unknown_games_get_404(clients, path):
 
 def test_unknown_api_paths_and_methods_get_json_errors(clients, game):
     assert_error(clients["anna"].get("/api/nothing/here/"), 404, "not_found")
+    assert_error(clients["anna"].get("/api/"), 404, "not_found")
+    for path in ("/api/blocks/anna%0A/remove/", "/api/holidays/1%0A/cancel/", "/api/%0A"):
+        assert_error(post(clients["anna"], path), 404, "not_found")
     assert_error(clients["anna"].get(url(game)), 405, "method_not_allowed")
     assert_error(clients["anna"].delete(f"/api/games/{game.pk}/"), 405, "method_not_allowed")
 
@@ -192,6 +195,32 @@ def test_session_requests_need_the_csrf_token(game, players):
         client, url(game), command_body({"type": "roll"}, game.version), HTTP_X_CSRFTOKEN=token
     )
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "multipart/form-data; boundary=b",
+        "multipart/form-data",
+        "application/x-www-form-urlencoded; charset=latin-1",
+        "application/x-www-form-urlencoded",
+    ],
+)
+def test_the_csrf_check_leaves_the_body_to_the_json_reader(game, players, content_type):
+    """Whatever the Content-Type says, a session's token is in the header and the body is
+    JSON: the check never parses the body as a form (which raised, or left it unreadable)."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(players[game.to_move.username])
+    client.get("/")  # sets the CSRF cookie
+    token = client.cookies["csrftoken"].value
+    body = json.dumps(command_body({"type": "roll"}, game.version))
+    response = client.post(url(game), body, content_type=content_type, HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 200, response.content
+    many_fields = "&".join(["f=x"] * 1001)
+    response = client.post(
+        url(game), many_fields, content_type=content_type, HTTP_X_CSRFTOKEN=token
+    )
+    assert_error(response, 400, "malformed_json")
 
 
 def test_no_response_during_a_game_holds_the_deck_order(game, clients):

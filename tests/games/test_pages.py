@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from django.test import Client
 
 from games import services
 from games.models import Game, Invitation
@@ -99,3 +100,24 @@ def test_the_page_title_counts_the_games_waiting_for_you(game, clients):
     assert "<title>Lobby — Shanghaien</title>" in clients[other].get("/").content.decode()
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f'data-game-id="{game.pk}"' in page and 'src="/static/js/live.js"' in page
+
+
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        ("&".join(["f=x"] * 1001), "application/x-www-form-urlencoded"),
+        ("to=bernd", "application/x-www-form-urlencoded; charset=latin-1"),
+        ("to=bernd", "multipart/form-data"),
+    ],
+)
+@pytest.mark.parametrize("path", ["/invitations/new/", "/no/such/page/"])
+def test_a_form_body_that_cannot_be_read_is_refused_with_400(players, path, body, content_type):
+    """With the CSRF cookie, Django's check reads the form, and reads it again on the error
+    page: a body it cannot read must be refused before, not fail the error page too."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(players["anna"])
+    client.get("/")  # sets the CSRF cookie
+    token = client.cookies["csrftoken"].value
+    response = client.post(path, body, content_type=content_type, HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 400
+    assert not Invitation.objects.exists()
