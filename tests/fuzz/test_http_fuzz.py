@@ -1,0 +1,600 @@
+"""Generated and broken requests to every write endpoint, every form and hostile GETs.
+
+Whatever arrives: never a 5xx; from the JSON API every refusal is
+``{"error": {"code", "message"}}`` with a 4xx status (413 too large, 429 with Retry-After);
+nothing that was refused changed a row; and every code met is in docs/api.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
+from django.contrib import messages
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
+
+from accounts.holidays import do_declare_holiday
+from accounts.models import Holiday
+from accounts.tokens import do_issue_token
+from games import rules, services
+from games.errors import ServiceError
+from games.models import ChatMessage, Command, Game, Invitation
+from games.rules.commands import COMMAND_TYPES
+
+from .strategies import (
+    BOUNDARY,
+    chat_text,
+    dumps,
+    form_post,
+    form_values,
+    fuzz,
+    hostile_text,
+    http_body,
+    mutated,
+    path_part,
+    pick,
+    quoted,
+    undocumented,
+)
+from .world import PLAUSIBLE, changes, finished_game, new_game, snapshot
+
+pytestmark = pytest.mark.django_db
+
+# Who sends a request: a name of tests/conftest.py's players, or one of these.
+USER_OF = {
+    "anna": "anna",
+    "bernd": "bernd",
+    "carl": "carl",
+    "anna-token": "anna",
+    "bernd-token": "bernd",
+    "anna-csrf": "anna",  # a browser session whose CSRF check is enforced
+}
+STRANGERS = ["anonymous", "bad-token", "anna-csrf"]
+BAD_AUTHORIZATION = [
+    "",
+    "Bearer",
+    "Bearer ",
+    "Bearer \t ",
+    "Basic YWxhZGRpbjpvcGVuc2VzYW1l",
+    "Token shg_abc",
+    "Bearer shg_" + "0" * 43,
+    "Bearer " + "x" * 5000,
+    "Bearer \x00",
+    "Bearer shg_\x7f",
+    "bearer shg_nope",
+    "Bearer shg_a shg_b",
+]
+METHODS = ["POST"] * 25 + ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"]
+CONTENT_TYPES = ["application/json"] * 12 + [
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "application/x-www-form-urlencoded; charset=latin-1",
+    f"multipart/form-data; boundary={BOUNDARY}",
+    "multipart/form-data",
+    "application/json; charset=latin-1",
+    "",
+]
+DAYS = [1, 2, 3, 5, 7, 14]
+NAMES = ["anna", "bernd", "carl", "BERND", "Carl", "nobody", "bernd ", "bern\u0000d", "é", ""]
+PAGE_STATUSES = {200, 302, 400, 403, 404, 405, 413, 429}
+
+
+@dataclass
+class Request:
+    who: str
+    path: str
+    body: bytes = b""
+    method: str = "POST"
+    content_type: str = "application/json"
+    headers: dict = field(default_factory=dict)
+
+    def __str__(self):
+        return (
+            f"{self.method} {self.path[:200]} as {self.who} ({self.content_type}, "
+            f"{self.headers!r:.200}): {self.body[:400]!r}"
+        )
+
+
+class World:
+    """The players' clients and what the requests act on, kept valid between examples."""
+
+    def __init__(self, players, clients, game):
+        self.players = players
+        self.clients = {**clients, "anonymous": Client()}
+        csrf = Client(enforce_csrf_checks=True)
+        csrf.force_login(players["anna"])
+        csrf.get("/")  # the lobby's form sets the CSRF cookie
+        self.csrf_token = csrf.cookies["csrftoken"].value
+        self.clients["anna-csrf"] = csrf
+        self.tokens = {name: do_issue_token(players[name], "fuzz")[1] for name in ("anna", "bernd")}
+        self.game = game
+        self.finished = finished_game(players["anna"], players["bernd"])
+        for name, text in (("anna", "Ahoy"), ("bernd", "Good luck")):
+            services.do_chat(game.pk, players[name], text)
+        cache.clear()
+        self.known = None  # the rows as they are now, while no request has changed them
+        self.ids = 0
+
+    def fresh_id(self) -> str:
+        self.ids += 1
+        return f"fuzz-{self.ids}"
+
+    def user(self, who):
+        return self.players.get(USER_OF.get(who, ""))
+
+    def active_game(self) -> Game:
+        self.game.refresh_from_db()
+        if self.game.status != Game.Status.ACTIVE:
+            self.game = new_game(self.players["anna"], self.players["bernd"])
+            self.known = None
+        return self.game
+
+    def game_ids(self) -> list[int]:
+        return [self.active_game().pk] * 6 + [self.finished.pk]
+
+    def message_ids(self) -> list[int]:
+        return list(ChatMessage.objects.values_list("pk", flat=True)[:20])
+
+    def send(self, request: Request):
+        client = self.clients.get(request.who, self.clients["anonymous"])
+        extra = dict(request.headers)
+        if request.who in ("anna-token", "bernd-token"):
+            extra["HTTP_AUTHORIZATION"] = f"Bearer {self.tokens[USER_OF[request.who]]}"
+        return client.generic(
+            request.method,
+            request.path,
+            request.body,
+            content_type=request.content_type,
+            **extra,
+        )
+
+
+@pytest.fixture
+def world(players, clients, game):
+    return World(players, clients, game)
+
+
+def who_strategy(*preferred: str) -> st.SearchStrategy[str]:
+    names = [*preferred, *preferred, *preferred, "carl", "bernd", *STRANGERS]
+    return st.sampled_from(names)
+
+
+def headers_for(draw, world: World, who: str) -> dict:
+    if who == "bad-token":
+        return {"HTTP_AUTHORIZATION": draw(st.sampled_from(BAD_AUTHORIZATION))}
+    if who == "anna-csrf":
+        token = draw(st.sampled_from([world.csrf_token] * 4 + ["", "x" * 64, "\x00" * 32, None]))
+        headers = {} if token is None else {"HTTP_X_CSRFTOKEN": token}
+        if draw(st.integers(0, 5)) == 0:
+            headers["HTTP_ORIGIN"] = draw(
+                st.sampled_from(["http://evil.example", "null", "http://testserver", "\x00"])
+            )
+        return headers
+    return {}
+
+
+def api_request(draw, world, who, path, value) -> Request:
+    return Request(
+        who=who,
+        path=path,
+        body=draw(http_body(value)),
+        method=draw(st.sampled_from(METHODS)),
+        content_type=draw(st.sampled_from(CONTENT_TYPES)),
+        headers=headers_for(draw, world, who),
+    )
+
+
+def mostly(valid: st.SearchStrategy, junk: st.SearchStrategy = form_values):
+    """Three times in four a value the form takes: the form's own checks get their share."""
+    return st.integers(0, 3).flatmap(lambda i: valid if i else junk)
+
+
+# -- what each endpoint is sent ------------------------------------------------------------
+
+
+def plan_commands(world: World, draw) -> Request:
+    game = world.active_game()
+    state = game.rules_state()
+    seats = {s.seat: s.user.username for s in game.seats.select_related("user")}
+    mover = seats[state.turn] if state.turn is not None else "anna"
+    other = "bernd" if mover == "anna" else "anna"
+    who = draw(
+        st.sampled_from(
+            [mover] * 10 + [f"{mover}-token"] * 3 + [other, f"{other}-token", "carl", *STRANGERS]
+        )
+    )
+    # Everyone tries the mover's moves: the others are refused them (not_your_turn, …).
+    legal = rules.legal_commands(state, state.turn if state.turn is not None else 0)
+    calm = [c for c in legal if c["type"] not in ("resign", "abort")] or [{"type": "roll"}]
+    command = pick(draw, calm) if draw(st.integers(0, 2)) else pick(draw, PLAUSIBLE)
+    used = list(Command.objects.filter(game=game).values_list("client_id", flat=True)[:30])
+    client_id = draw(
+        st.sampled_from(
+            ["fresh"] * 6 + ["used", "c", "a" * 64, "a" * 64 + "\n", "a" * 65, "x:y.z-_", ""]
+        )
+    )
+    if client_id == "fresh":
+        client_id = world.fresh_id()
+    elif client_id == "used":  # the id of a command applied before: a retry, or a reuse
+        client_id = pick(draw, used, "c")
+    body = {
+        "command": command,
+        "expected_version": draw(
+            st.sampled_from([game.version] * 8 + [game.version - 1, game.version + 1, 0])
+        ),
+        "client_id": client_id,
+    }
+    extra = [*COMMAND_TYPES, "left", "right", 0, 1, -1, game.version, *legal, *PLAUSIBLE]
+    game_id = draw(path_part(world.game_ids()))
+    return api_request(
+        draw, world, who, f"/api/games/{game_id}/commands/", draw(mutated(body, extra))
+    )
+
+
+def plan_chat(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "anna-token", "bernd-token"))
+    value = draw(mutated({"text": draw(chat_text)}, ["gg", "x" * 500, " "]))
+    game_id = draw(path_part(world.game_ids()))
+    return api_request(draw, world, who, f"/api/games/{game_id}/chat/", value)
+
+
+def plan_invite(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "anna-token", "carl"))
+    body = {
+        "to": draw(st.sampled_from([*NAMES, None])),
+        "extra_wild": draw(st.booleans()),
+        "days_per_move": draw(st.sampled_from(DAYS)),
+        "message": draw(st.one_of(st.sampled_from(["A game?", "", "x" * 300]), hostile_text)),
+        "rated": draw(st.booleans()),
+    }
+    value = draw(mutated(body, [*NAMES, *DAYS, True, False, None]))
+    return api_request(draw, world, who, "/api/invitations/", value)
+
+
+def prepare_answers(world: World) -> None:
+    """Keep a few invitations open, from and to each player and to anyone."""
+    anna, bernd, carl = (world.players[n] for n in ("anna", "bernd", "carl"))
+    pairs = [(anna, bernd), (bernd, anna), (carl, anna), (anna, None), (bernd, carl)]
+    while (count := Invitation.objects.filter(status=Invitation.Status.OPEN).count()) < 4:
+        sender, receiver = pairs[(Invitation.objects.count() + count) % len(pairs)]
+        Invitation.objects.create(from_user=sender, to_user=receiver)
+        world.known = None
+
+
+def plan_answer(world: World, draw) -> Request:
+    prepare_answers(world)
+    ids = list(Invitation.objects.order_by("-pk").values_list("pk", flat=True)[:8])
+    who = draw(who_strategy("anna", "bernd", "carl", "bernd-token"))
+    action = draw(st.sampled_from(["accept", "decline", "cancel"] * 4 + ["Accept", "frob", ""]))
+    invitation = draw(path_part(ids))
+    value = draw(mutated({}))
+    return api_request(draw, world, who, f"/api/invitations/{invitation}/{action}/", value)
+
+
+def plan_extend(world: World, draw) -> Request:
+    if draw(st.integers(0, 3)) == 0:  # a move: a new turn, whose deadline may be extended
+        game = world.active_game()
+        state = game.rules_state()
+        legal = [c for c in rules.legal_commands(state, state.turn) if c["type"] != "resign"]
+        services.do_command(
+            game.pk,
+            game.to_move,
+            pick(draw, legal, {"type": "roll"}),
+            game.version,
+            world.fresh_id(),
+        )
+        world.known = None
+    who = draw(who_strategy("anna", "bernd", "anna-token"))
+    game_id = draw(path_part(world.game_ids()))
+    return api_request(draw, world, who, f"/api/games/{game_id}/extend/", draw(mutated({})))
+
+
+def plan_rematch(world: World, draw) -> Request:
+    if draw(st.integers(0, 3)) == 0:  # the offer withdrawn, so that another can be made
+        Invitation.objects.filter(status=Invitation.Status.OPEN).update(
+            status=Invitation.Status.CANCELLED
+        )
+        world.known = None
+    who = draw(who_strategy("anna", "bernd", "bernd-token"))
+    ids = [world.finished.pk] * 5 + [world.active_game().pk]
+    game_id = draw(path_part(ids))
+    return api_request(draw, world, who, f"/api/games/{game_id}/rematch/", draw(mutated({})))
+
+
+reasons = st.one_of(st.sampled_from(["Rude chat.", "x" * 1000, "x" * 1001]), hostile_text)
+
+
+def plan_report(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "carl", "anna-token"))
+    games, chat = world.game_ids(), world.message_ids()
+    if draw(st.booleans()):
+        body = {"game": pick(draw, games), "reason": draw(reasons)}
+    else:
+        body = {"message": pick(draw, chat), "reason": draw(reasons)}
+    extra = [*games, *chat, *map(str, games), "Spam."]
+    return api_request(draw, world, who, "/api/reports/", draw(mutated(body, extra)))
+
+
+def plan_block(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "anna-token"))
+    names = st.one_of(st.sampled_from(NAMES), hostile_text)
+    value = draw(mutated({"username": draw(names)}, NAMES))
+    return api_request(draw, world, who, "/api/blocks/", value)
+
+
+def plan_unblock(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "anna-token"))
+    name = draw(path_part(["bernd", "carl", "anna", "BERND", "nobody", "x" * 151, "é"]))
+    return api_request(draw, world, who, f"/api/blocks/{name}/remove/", draw(mutated({})))
+
+
+def iso_day(offset: int) -> str:
+    return (timezone.now().date() + dt.timedelta(days=offset)).isoformat()
+
+
+days = st.one_of(
+    st.integers(-3, 400).map(iso_day),
+    st.sampled_from(
+        ["2026-02-30", "9999-12-31", "0001-01-01", "2026-1-1", "20261224", "2026-W01-1"]
+    ),
+    hostile_text,
+)
+
+
+def plan_holiday(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "anna-token", "bernd"))
+    start = draw(st.integers(-2, 370))
+    body = {
+        "start": draw(mostly(st.just(iso_day(start)), days)),
+        "end": draw(mostly(st.just(iso_day(start + draw(st.integers(-1, 35)))), days)),
+    }
+    extra = [iso_day(1), iso_day(400), "2026-02-30", "9999-12-31", "20261224", 20261224]
+    return api_request(draw, world, who, "/api/holidays/", draw(mutated(body, extra)))
+
+
+def prepare_holidays(world: World) -> None:
+    anna = world.players["anna"]
+    offset = 20
+    while Holiday.objects.filter(user=anna).count() < 2 and offset < 300:
+        try:
+            do_declare_holiday(anna, iso_day(offset), iso_day(offset))
+            world.known = None
+        except ServiceError:  # that day is taken or past the allowance: try another
+            pass
+        offset += 7
+
+
+def plan_holiday_cancel(world: World, draw) -> Request:
+    prepare_holidays(world)
+    who = draw(who_strategy("anna", "anna-token", "bernd"))
+    ids = list(Holiday.objects.values_list("pk", flat=True))
+    holiday = draw(path_part(ids))
+    return api_request(draw, world, who, f"/api/holidays/{holiday}/cancel/", draw(mutated({})))
+
+
+ENDPOINTS = {
+    "chat": plan_chat,
+    "invite": plan_invite,
+    "answer_invitation": plan_answer,
+    "extend": plan_extend,
+    "rematch": plan_rematch,
+    "report": plan_report,
+    "block": plan_block,
+    "unblock": plan_unblock,
+    "holiday": plan_holiday,
+    "cancel_holiday": plan_holiday_cancel,
+}
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+
+def api_answer(response, request: Request, codes: Counter) -> bool:
+    """Check an API answer; True if the request was accepted."""
+    status = response.status_code
+    assert status < 500, f"{status} for {request}: {response.content[:500]!r}"
+    assert response["Content-Type"].startswith("application/json"), (
+        f"{status} {response['Content-Type']} for {request}: {response.content[:300]!r}"
+    )
+    body = json.loads(response.content)
+    if status < 400:
+        assert status in (200, 201), f"{status} for {request}"
+        return True
+    assert isinstance(body, dict) and list(body) == ["error"], f"{status} {body!r:.300}"
+    error = body["error"]
+    code, message = error.get("code"), error.get("message")
+    assert isinstance(code, str) and code and isinstance(message, str) and message, error
+    codes[code] += 1
+    assert (status == 413) == (code == "too_large"), f"{status} {code} for {request}"
+    if status == 429:
+        assert code == "rate_limited"
+        assert int(response["Retry-After"]) >= 1
+        assert error["retry_after"] == int(response["Retry-After"])
+    if code == "rate_limited":
+        assert status == 429, f"rate_limited with {status} for {request}"
+    return False
+
+
+def exchange(world: World, request: Request, run, check) -> None:
+    """Send ``request``; whatever it did not do must have left every row as it was."""
+    before = world.known or snapshot()
+    response = world.send(request)
+    run.messages += 1
+    accepted = check(response, request, run.codes)
+    run.accepted += accepted
+    world.known = None
+    if not accepted or request.method in ("GET", "OPTIONS"):
+        after = snapshot()
+        assert after == before, (
+            f"{request} was answered {response.status_code} {response.content[:300]!r} "
+            f"and changed {changes(before, after)}"
+        )
+        world.known = after
+
+
+def forget_limits_now_and_then(draw) -> None:
+    """Mostly a clean slate, sometimes the counters of the examples before: both the
+    checks behind a rate limit and the limit itself get their share."""
+    if draw(st.integers(0, 3)):
+        cache.clear()
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+def fuzz_requests(world, run, plan, check, weight=1.0, doc="api.md") -> None:
+    """Send ``plan``'s requests, one an example; then every code met must be documented."""
+
+    @fuzz(weight)
+    @given(data=st.data())
+    def example(data):
+        forget_limits_now_and_then(data.draw)
+        exchange(world, plan(world, data.draw), run, check)
+        run.examples += 1
+
+    example()
+    print(f"error codes met: {', '.join(f'{c} {n}' for c, n in sorted(run.codes.items()))}")
+    missing = undocumented(run.codes, doc)
+    assert not missing, f"error codes missing from docs/{doc}: {missing}"
+
+
+def test_commands_api(world, fuzz_run):
+    fuzz_requests(world, fuzz_run, plan_commands, api_answer, weight=2.5)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_write_endpoints(world, fuzz_run, endpoint):
+    fuzz_requests(world, fuzz_run, ENDPOINTS[endpoint], api_answer)
+
+
+# Forms answer with pages, not JSON: a redirect with a message, or a page.
+
+
+def page_answer(response, request: Request, codes: Counter) -> bool:
+    status = response.status_code
+    assert status < 500, f"{status} for {request}: {response.content[:300]!r}"
+    assert status in PAGE_STATUSES, f"{status} for {request}"
+    if status == 429:
+        assert int(response["Retry-After"]) >= 1
+    if status >= 400:
+        return False
+    if status == 302 and response["Location"].startswith("/accounts/login/"):
+        return False
+    queued = getattr(response.wsgi_request, "_messages", None)
+    said = list(getattr(queued, "_queued_messages", []))
+    return not any(m.level >= messages.ERROR for m in said)
+
+
+def plan_form(world: World, draw, form: str) -> Request:
+    who = draw(st.sampled_from(["anna"] * 6 + ["bernd", "carl", "anonymous", "anna-csrf"]))
+    if form == "invite":
+        path = "/invitations/new/"
+        fields = {
+            "to": mostly(st.sampled_from(["bernd", "carl", "", *NAMES])),
+            "extra_wild": st.sampled_from(["on", ""]),
+            "days_per_move": mostly(st.sampled_from(DAYS).map(str)),
+            "message": mostly(st.sampled_from(["A game?", "", "x" * 300, "x" * 301])),
+            "rated": st.sampled_from(["on", ""]),
+        }
+    elif form == "play":
+        game = world.active_game()
+        state = game.rules_state()
+        seat = state.turn if state.turn is not None else 0
+        legal = [c for c in rules.legal_commands(state, seat) if c["type"] != "resign"]
+        command = draw(mutated(pick(draw, legal, {"type": "roll"})))
+        path = f"/games/{draw(path_part(world.game_ids()))}/play/"
+        mover = game.to_move.username if game.to_move else "anna"
+        who = draw(st.sampled_from([mover] * 6 + ["carl", "anonymous", "anna-csrf"]))
+        fields = {
+            "command": mostly(st.just(dumps(command))),
+            "expected_version": mostly(
+                st.sampled_from([str(game.version)] * 3 + ["-1", "9" * 5000, "\u0661", " 3 "])
+            ),
+            "client_id": mostly(st.just(world.fresh_id())),
+        }
+    elif form == "token":
+        path = "/accounts/tokens/"
+        fields = {"name": mostly(st.sampled_from(["bot", "x" * 60, "x" * 61]))}
+    elif form == "holiday":
+        path = "/accounts/holidays/"
+        start = draw(st.integers(-2, 370))
+        end = start + draw(st.integers(-1, 31))
+        fields = {"start": mostly(st.just(iso_day(start))), "end": mostly(st.just(iso_day(end)))}
+    else:
+        path = "/accounts/preferences/"
+        fields = {
+            "email": mostly(st.sampled_from(["anna@example.com", "", "not-an-email", "a@b"])),
+            "email_on_turn": st.sampled_from(["on", ""]),
+            "daily_digest": st.sampled_from(["on", ""]),
+            "email_reminders": st.sampled_from(["on", ""]),
+        }
+    body, content_type = draw(form_post(fields))
+    method = draw(st.sampled_from(["POST"] * 8 + ["GET", "PUT"]))
+    headers = headers_for(draw, world, who)
+    return Request(who, path, body, method, content_type, headers)
+
+
+FORMS = ["invite", "play", "token", "holiday", "preferences"]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_form_views(world, fuzz_run, form):
+    def plan(world, draw):
+        return plan_form(world, draw, form)
+
+    fuzz_requests(world, fuzz_run, plan, page_answer, weight=0.6)
+
+
+# Hostile GETs: read-only, whatever the path or the query holds.
+
+names_in_paths = st.one_of(
+    st.sampled_from(
+        ["anna", "Anna", "nobody", "x" * 150, "x" * 151, "x" * 3000, "é", "a.b@c+d-e_f"]
+    ),
+    hostile_text.filter(bool),
+)
+
+
+def plan_get(world: World, draw, page: str) -> Request:
+    who = draw(st.sampled_from(["anna", "carl", "anna-token", "anonymous", "bad-token"]))
+    if page == "profile":
+        path = f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
+    elif page == "game":
+        path = f"/api/games/{draw(path_part(world.game_ids()))}/"
+    else:
+        as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
+        query = draw(
+            st.sampled_from(
+                [
+                    "as=" + quoted(as_),
+                    "as=" + quoted(as_) + "&as=anna",
+                    "as",
+                    "%00=1&as=" + quoted(as_),
+                    "as=%ED%A0%80",
+                    "as=%FF%FE",
+                ]
+            )
+        )
+        path = f"/api/games/{draw(path_part(world.game_ids()))}/replay/?{query}"
+    return Request(who, path, method="GET", headers=headers_for(draw, world, who))
+
+
+def get_answer(response, request: Request, codes: Counter) -> bool:
+    if request.path.startswith("/api/"):
+        return api_answer(response, request, codes)
+    return page_answer(response, request, codes)
+
+
+@pytest.mark.parametrize("page", ["profile", "game", "replay"])
+def test_hostile_gets(world, fuzz_run, page):
+    def plan(world, draw):
+        return plan_get(world, draw, page)
+
+    fuzz_requests(world, fuzz_run, plan, get_answer, weight=0.5)
