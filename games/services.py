@@ -62,7 +62,7 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message, r
     to = username(to, "to") if to else None  # None or "": an open invitation
     if not isinstance(extra_wild, bool):
         raise BadRequest("bad_request", "'extra_wild' is true or false.")
-    if isinstance(days_per_move, bool) or days_per_move not in DAYS_PER_MOVE:
+    if type(days_per_move) is not int or days_per_move not in DAYS_PER_MOVE:  # not 3.0, not True
         choices = ", ".join(map(str, DAYS_PER_MOVE))
         raise BadRequest("bad_days_per_move", f"'days_per_move' is one of {choices}.")
     message = clean_text(

@@ -48,7 +48,7 @@ class Limit:
 
 
 def duration(seconds: int) -> str:
-    """"3 minutes": a wait in the largest unit that is at least one, rounded up."""
+    """A wait in words ("3 minutes"), in the largest unit that is at least one, rounded up."""
     if seconds >= 3600:
         hours = math.ceil(seconds / 3600)
         return ngettext("%(n)d hour", "%(n)d hours", hours) % {"n": hours}

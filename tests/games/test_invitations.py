@@ -28,6 +28,7 @@ def test_an_invitation_lists_for_both_sides(clients):
         ({"to": "ANNA"}, 400, "cannot_invite_yourself"),
         ({"days_per_move": 4}, 400, "bad_days_per_move"),
         ({"days_per_move": True}, 400, "bad_days_per_move"),
+        ({"days_per_move": 3.0}, 400, "bad_days_per_move"),
         ({"extra_wild": "yes"}, 400, "bad_request"),
         ({"message": "x" * 301}, 400, "bad_message"),
         ({"to": 5}, 400, "bad_request"),
