@@ -89,11 +89,12 @@ def start_server(port: int) -> subprocess.Popen:
     deadline = time.monotonic() + 30
     while True:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).read()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz?skip=worker", timeout=2).read()
             return proc
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("Daphne did not start") from None
+                proc.kill()  # a server left running would answer the next run in its place
+                raise RuntimeError(f"Daphne did not start: see {log}") from None
             time.sleep(0.2)
 
 
