@@ -28,19 +28,15 @@ from games.errors import ServiceError
 from games.models import ChatMessage, Command, Game, Invitation
 from games.rules.commands import COMMAND_TYPES
 
+from .forms import BOUNDARY, form_post, form_values, path_part, quoted
 from .strategies import (
-    BOUNDARY,
     chat_text,
     dumps,
-    form_post,
-    form_values,
     fuzz,
     hostile_text,
     http_body,
     mutated,
-    path_part,
     pick,
-    quoted,
     undocumented,
 )
 from .world import PLAUSIBLE, changes, finished_game, new_game, snapshot
