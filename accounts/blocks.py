@@ -7,9 +7,7 @@ from .models import Block, User
 
 
 def _other(username) -> User:
-    if not isinstance(username, str):
-        raise BadRequest("bad_request", "'username' is the player to block.")
-    username = clean_username(username, "username")
+    username = clean_username(username, "username")  # not text: bad_request
     other = User.objects.filter(username__iexact=username).first()
     if other is None:
         raise NotFound("no_such_user", f"There is no player called {username!r}.")

@@ -36,15 +36,20 @@ def readable_json(payload: dict) -> str:
     return "{\n" + ",\n".join(lines) + "\n}" if lines else "{}"
 
 
-def payload_html(event: Event) -> str:
-    """The payload as anyone may see it now, as readable JSON in HTML."""
-    lines = readable_json(redaction.shown_payload(event)).split("\n")
-    # Line breaks and non-breaking spaces rather than a <pre>: the tabular inline puts
-    # each value in a <p>, which may not hold a <pre>.
-    indented = (
-        (mark_safe("&nbsp;" * (len(line) - len(line.lstrip()))), line.lstrip()) for line in lines
-    )
-    return format_html("<code>{}</code>", format_html_join(mark_safe("<br>"), "{}{}", indented))
+class ShownPayload:
+    """The ``shown_payload`` column of event pages: never the raw payload."""
+
+    @admin.display(description="payload")
+    def shown_payload(self, event: Event) -> str:
+        """The payload as anyone may see it now, as readable JSON in HTML."""
+        lines = readable_json(redaction.shown_payload(event)).split("\n")
+        # Line breaks and non-breaking spaces rather than a <pre>: the tabular inline puts
+        # each value in a <p>, which may not hold a <pre>.
+        indented = (
+            (mark_safe("&nbsp;" * (len(line) - len(line.lstrip()))), line.lstrip())
+            for line in lines
+        )
+        return format_html("<code>{}</code>", format_html_join(mark_safe("<br>"), "{}{}", indented))
 
 
 class NoSecretLookups:
@@ -77,7 +82,7 @@ class SeatInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class EventInline(ReadOnlyInline):
+class EventInline(ShownPayload, ReadOnlyInline):
     model = Event
     fields = ("seq", "kind", "seat", "shown_payload", "created_at")
     readonly_fields = fields
@@ -86,10 +91,6 @@ class EventInline(ReadOnlyInline):
     def get_queryset(self, request):
         # Each row asks its game whether the game is over.
         return super().get_queryset(request).select_related("game")
-
-    @admin.display(description="payload")
-    def shown_payload(self, event):
-        return payload_html(event)
 
 
 @admin.register(Game)
@@ -222,7 +223,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(NoSecretLookups, ReadOnlyAdmin, admin.ModelAdmin):
+class EventAdmin(NoSecretLookups, ShownPayload, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("game", "seq", "kind", "seat", "shown_payload", "created_at")
     list_filter = ("kind",)
     list_select_related = ("game",)
@@ -230,10 +231,6 @@ class EventAdmin(NoSecretLookups, ReadOnlyAdmin, admin.ModelAdmin):
     # The raw payload is never a field of these pages: only its shown form.
     fields = ("game", "seq", "kind", "seat", "shown_payload", "created_at")
     readonly_fields = fields
-
-    @admin.display(description="payload")
-    def shown_payload(self, event):
-        return payload_html(event)
 
 
 @admin.register(Invitation)

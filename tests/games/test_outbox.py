@@ -46,6 +46,16 @@ def invite_bernd(players):
     return Notification.objects.get(user=players["bernd"], kind="invitation")
 
 
+def try_on_schedule(row):
+    """Run the sender at each try the schedule allows, from T0; the time of the last."""
+    now = T0
+    for delay in (dt.timedelta(0), *jobs.RETRY_DELAYS):
+        now += delay
+        jobs.send_notifications(now)
+    row.refresh_from_db()
+    return now
+
+
 def column(name):
     return Notification._meta.get_field(name).max_length
 
@@ -153,11 +163,7 @@ def test_a_row_that_cannot_be_prepared_counts_as_a_try_but_not_against_the_addre
     monkeypatch.setattr(jobs, "_email", broken)
     mailed(players["bernd"], BAD)
     row = invite_bernd(players)
-    now = T0
-    for delay in (dt.timedelta(0), *jobs.RETRY_DELAYS):
-        now += delay
-        jobs.send_notifications(now)
-    row.refresh_from_db()
+    try_on_schedule(row)
     assert (row.outcome, row.attempts, row.address) == ("failed", 5, "")
     assert not jobs.email_undeliverable(players["bernd"])  # the address is not to blame
 
@@ -203,11 +209,7 @@ def test_two_workers_at_once_try_each_failing_email_once_a_run(postgres_only, pl
 def give_up(players):
     """bernd's invitation email fails five times: given up."""
     row = invite_bernd(players)
-    now = T0
-    for delay in (dt.timedelta(0), *jobs.RETRY_DELAYS):
-        now += delay
-        jobs.send_notifications(now)
-    row.refresh_from_db()
+    now = try_on_schedule(row)
     assert row.outcome == "failed"
     return now
 
