@@ -1,6 +1,6 @@
 from django.db import IntegrityError, transaction
 
-from games.errors import BadRequest, NotFound
+from shanghaien.lib.errors import BadRequest, NotFound
 from shanghaien.lib.input import username as clean_username
 
 from .models import Block, User

@@ -8,7 +8,7 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
-from games.errors import BadRequest, Conflict, NotFound
+from shanghaien.lib.errors import BadRequest, Conflict, NotFound
 from shanghaien.lib.input import parse_id
 
 from .models import HOLIDAY_DAYS_PER_YEAR, Holiday, User

@@ -53,6 +53,24 @@ class User(AbstractUser):
         if password_changed:
             self.api_tokens.all().delete()
 
+    def wants_email(self, kind: str) -> bool:
+        """Whether to email this player about ``kind``: the one place of the email policy.
+
+        ``turn``: one email per game and turn, unless they chose the daily digest instead;
+        ``invitation``: with the turn emails; ``reminder``: when a fifth of the time to move
+        is left; ``digest``: the daily list of games waiting; ``timeout``: a game lost or
+        won on time, always. Never without an address, nor to a closed account.
+        """
+        if not (self.email and self.is_active):
+            return False
+        return {
+            "turn": self.email_on_turn and not self.daily_digest,
+            "invitation": self.email_on_turn,
+            "reminder": self.email_reminders,
+            "digest": self.daily_digest,
+            "timeout": True,
+        }.get(kind, False)
+
     @property
     def is_suspended(self) -> bool:
         from django.utils import timezone

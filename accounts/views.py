@@ -6,16 +6,12 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from games.errors import RateLimited, ServiceError
-from games.jobs import email_undeliverable
-from games.queries import games_for, record_of
-from games.serializers import game_summary
-from ratings.queries import profile_rating
+from shanghaien.lib.errors import RateLimited, ServiceError
 from shanghaien.lib.responses import rate_limited_page
 
 from .forms import HolidayForm, PreferencesForm, SignupForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
-from .models import ApiToken, User
+from .models import ApiToken
 from .tokens import do_issue_token
 
 
@@ -29,26 +25,6 @@ def signup(request):
         messages.success(request, f"Welcome aboard, {user.username}!")
         return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
-
-
-def profile(request, username):
-    person = get_object_or_404(User, username__iexact=username, is_active=True)
-    own = request.user.is_authenticated and request.user.pk == person.pk
-    context = {
-        "person": person,
-        "own": own,
-        "record": record_of(person),
-        "games": [game_summary(g, person) for g in games_for(person)[:50]],
-        "ratings": profile_rating(person),
-    }
-    if own:
-        context["preferences"] = PreferencesForm(instance=person)
-        context["email_undeliverable"] = email_undeliverable(person)
-        context["tokens"] = person.api_tokens.all()
-        context["token_form"] = TokenForm()
-        context["holidays"] = person.holidays.all()
-        context["holiday_form"] = HolidayForm()
-    return render(request, "accounts/profile.html", context)
 
 
 @login_required

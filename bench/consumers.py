@@ -1,4 +1,4 @@
-"""Baseline consumers for bench/load.py, routed only when SHANGHAIEN_BENCH=1.
+"""Baseline consumers for bench/load.py, served only by bench.asgi.
 
 They measure the stack itself: the same Daphne, the same websocket client and the same
 JSON framing as a move, without the game (echo) or with only a committed insert.

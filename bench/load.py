@@ -9,7 +9,7 @@ measures the time from sending to the actor's `ack`, and to the opponent's pushe
 `state`. Baselines on the same server and the same client: an echo consumer (no game,
 no database) and a consumer that only commits one insert. Then the server's resident
 memory with idle connected websockets. Results: a table, and bench/results/load.json.
-With --url, an already running server (started with SHANGHAIEN_BENCH=1 on the same
+With --url, an already running server (serving bench.asgi:application on the same
 database) is measured instead of a new one.
 """
 
@@ -66,7 +66,7 @@ def setup_django() -> None:
 
 
 def start_server(port: int) -> subprocess.Popen:
-    env = {**os.environ, "SHANGHAIEN_BENCH": "1"}
+    env = dict(os.environ)
     log = ROOT / "bench" / "results" / "daphne.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as sink:
@@ -79,7 +79,7 @@ def start_server(port: int) -> subprocess.Popen:
                 "127.0.0.1",
                 "-p",
                 str(port),
-                "shanghaien.asgi:application",
+                "bench.asgi:application",
             ],
             cwd=ROOT,
             env=env,
@@ -110,14 +110,14 @@ def make_games(count: int, tag: str) -> list[tuple[int, str, str]]:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from games import services
+    from games.services import invitations
 
     users = get_user_model().objects
     games = []
     for i in range(count):
         a = users.create_user(f"{tag}a{i}", password=None)
         b = users.create_user(f"{tag}b{i}", password=None)
-        game = services.do_accept_invitation(services.do_invite(a, to=b.username).pk, b)
+        game = invitations.do_accept_invitation(invitations.do_invite(a, to=b.username).pk, b)
         cookies = []
         for user in (a, b):
             client = Client()

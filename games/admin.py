@@ -7,10 +7,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from moderation.actions import ReadOnlyAdmin, reasoned_action
-from moderation.services import do_adjudicate, do_annul, do_hide_message
+from shanghaien.lib.admin import ReadOnlyAdmin
 
 from . import redaction, rules
+from .access import seating
 from .models import ChatMessage, Command, Event, Game, Invitation, Seat
 from .narrate import timeline as narrated
 
@@ -108,7 +108,6 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     list_select_related = ("to_move",)
     search_fields = ("seats__user__username",)
     date_hierarchy = "created_at"
-    actions = ["annul", "adjudicate"]
     raw_id_fields = ("to_move", "winner")
     # The snapshot and its copies change only through games.services.
     readonly_fields = (
@@ -136,40 +135,6 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-    def has_annul_permission(self, request):
-        return request.user.has_perm("games.annul_game")
-
-    def has_adjudicate_permission(self, request):
-        return request.user.has_perm("games.adjudicate_game")
-
-    @admin.action(description="Annul (no result)", permissions=["annul"])
-    def annul(self, request, queryset):
-        return reasoned_action(
-            self,
-            request,
-            queryset,
-            title="Annul the game",
-            perform=lambda game, data: do_annul(game.pk, request.user, data["reason"]),
-        )
-
-    @admin.action(description="Adjudicate (award the win)", permissions=["adjudicate"])
-    def adjudicate(self, request, queryset):
-        from django import forms
-
-        def perform(game, data):
-            winner = game.players()[int(data["winner"])]
-            do_adjudicate(game.pk, request.user, winner, data["reason"])
-
-        choices = [("0", "the player at seat 0 (the inviter)"), ("1", "the player at seat 1")]
-        return reasoned_action(
-            self,
-            request,
-            queryset,
-            title="Award the game",
-            perform=perform,
-            extra_fields={"winner": forms.ChoiceField(choices=choices)},
-        )
 
     @admin.display(description="What happened")
     def timeline(self, game):
@@ -208,7 +173,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         if not events:
             raise Http404("There is no board before the first event.")
         view = rules.player_view(rules.replay(events), 0)
-        names = game.players()
+        names = seating(game).players
         context = {
             **self.admin_site.each_context(request),
             "title": f"Game {game.pk} after event {seq}",
@@ -279,23 +244,9 @@ class ChatMessageAdmin(NoSecretLookups, admin.ModelAdmin):
     raw_id_fields = ("game", "user")
     search_fields = ("text", "user__username")
     readonly_fields = ("game", "user", "text", "created_at", "hidden")
-    actions = ["hide"]
 
     def has_add_permission(self, request):
         return False
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-    def has_hide_permission(self, request):
-        return request.user.has_perm("games.hide_chatmessage")
-
-    @admin.action(description="Hide the message", permissions=["hide"])
-    def hide(self, request, queryset):
-        return reasoned_action(
-            self,
-            request,
-            queryset,
-            title="Hide the message",
-            perform=lambda message, data: do_hide_message(message.pk, request.user, data["reason"]),
-        )

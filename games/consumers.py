@@ -1,4 +1,4 @@
-"""The game and lobby websockets: thin adapters between the protocol and games.services.
+"""The game and lobby websockets: thin adapters between the protocol and the services.
 
 The protocol is described in docs/protocol.md. Group messages carry only a version;
 each connection builds its own viewer's JSON.
@@ -8,115 +8,37 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections import deque
 
-from channels.db import DatabaseSyncToAsync
-from channels.exceptions import StopConsumer
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils.translation import gettext as _
 
-from shanghaien.lib.input import parse_id, parse_json
+from shanghaien.lib.errors import BadRequest, NotFound, ServiceError
+from shanghaien.lib.input import parse_id
 from shanghaien.lib.ratelimit import FrameBudget
+from shanghaien.lib.sockets import (
+    NOT_AUTHENTICATED,
+    NOT_FOUND,
+    JsonProtocolConsumer,
+    database_sync_to_async,
+    retry_fields,
+)
 
-from . import services
+from .access import access_game
 from .broadcast import game_group, user_group
-from .errors import BadRequest, ServiceError
-from .models import Game
+from .models import ChatMessage, Game, Invitation
 from .serializers import chat_json, game_json, invitation_json
+from .services import chat, commands, presence
 
-MAX_FRAME = 16 * 1024
 logger = logging.getLogger(__name__)
 
-
-def database_sync_to_async(func):
-    """Database work in the thread pool, not on Channels' one shared sync thread.
-
-    Channels runs every thread-sensitive call of a process on a single thread, which
-    queues all sockets' database work behind each other (bench/load.py showed it). Each
-    call here is a complete unit (the services open and commit their own transactions),
-    so it may run on any thread; connections are closed around it as Channels does, which
-    is why the consumers need no ``aclose_old_connections`` of their own.
-    """
-    return DatabaseSyncToAsync(func, thread_sensitive=False)
-
-
 COMMANDS_PER_SECOND = 20
-HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (services.SOCKET_LEASE)
+HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (presence.SOCKET_LEASE)
 
-# What one socket may send besides commands (each frame costs a parse; sync and chat
-# frames also cost database work): (frames a second, burst).
-FRAMES = (20, 60)
+# What a game socket may send besides commands (sync and chat frames cost database
+# work): (frames a second, burst).
 SYNCS = (1, 10)
 CHATS = (1, 5)
-
-# Close codes sent before accepting (the client sees a refused handshake).
-NOT_AUTHENTICATED = 4401
-NOT_FOUND = 4404
-
-
-class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
-    """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type.
-
-    Nothing a client sends closes its socket: a refused frame gets an ``error`` and a
-    handler that fails gets ``server_error``. Whatever ends the connection (the client,
-    a crash, a lost channel layer), ``release`` runs once, in ``finally``.
-    """
-
-    async def __call__(self, scope, receive, send):
-        self.frames = FrameBudget(*FRAMES)
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            await self.release()
-
-    async def release(self) -> None:
-        """Give back what the connection holds. Safe to call more than once."""
-
-    async def dispatch(self, message):
-        try:
-            await super().dispatch(message)
-        except StopConsumer:
-            raise
-        except Exception:
-            logger.exception("socket handler for %s failed", message.get("type"))
-            if message.get("type") == "websocket.connect":
-                await self.close(code=1011)  # the handshake could not be completed
-
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        wait = self.frames.take()
-        if wait:
-            return await self.send_rate_limited(_("Too many messages on this connection."), wait)
-        if text_data is None:
-            return await self.send_error("bad_frame", "Send text frames of JSON.")
-        if len(text_data) > MAX_FRAME or len(text_data.encode(errors="replace")) > MAX_FRAME:
-            return await self.send_error("too_large", f"Frames are at most {MAX_FRAME} bytes.")
-        try:
-            content = parse_json(text_data)
-        except ServiceError as error:
-            return await self.send_error(error.code, "The frame is not valid JSON.")
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            return await self.send_error("bad_request", "A message is an object with a 'type'.")
-        try:
-            await self.receive_json(content)
-        except Exception:
-            logger.exception("socket message %r failed", content["type"][:40])
-            await self.send_error(
-                "server_error",
-                _("Something went wrong on the server. Send sync to see where the game stands."),
-                content.get("client_id"),
-            )
-
-    async def send_error(self, code: str, message: str, client_id=None, **more) -> None:
-        error = {"type": "error", "code": code, "message": message, **more}
-        if isinstance(client_id, str):
-            error["client_id"] = client_id
-        await self.send_json(error)
-
-    async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
-        retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
-        await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
 
 
 class GameConsumer(JsonProtocolConsumer):
@@ -141,7 +63,7 @@ class GameConsumer(JsonProtocolConsumer):
         await self.accept()
         if self.seat is not None:
             self.heartbeat = asyncio.create_task(self._renew_lease())
-            await database_sync_to_async(services.socket_opened)(self.game_id, self.user)
+            await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
             self.leased = True
         await self.send_state()
 
@@ -150,7 +72,7 @@ class GameConsumer(JsonProtocolConsumer):
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
-                await database_sync_to_async(services.socket_alive)(self.game_id, self.user)
+                await database_sync_to_async(presence.socket_alive)(self.game_id, self.user)
             except Exception:  # a database hiccup: the next beat tries again
                 logger.warning("could not renew the socket lease", exc_info=True)
 
@@ -164,7 +86,7 @@ class GameConsumer(JsonProtocolConsumer):
         if self.leased:
             self.leased = False
             try:
-                await database_sync_to_async(services.socket_closed)(self.game_id, self.user)
+                await database_sync_to_async(presence.socket_closed)(self.game_id, self.user)
             except Exception:  # the database is away: the lease lapses by itself
                 logger.warning("could not count a closed game socket", exc_info=True)
         if self.grouped:
@@ -177,12 +99,14 @@ class GameConsumer(JsonProtocolConsumer):
     @database_sync_to_async
     def _seat(self):
         """The user's seat, None for a watcher, False if there is no such game."""
-        game = Game.objects.filter(pk=self.game_id).prefetch_related("seats").first()
-        return False if game is None else game.seat_of(self.user)
+        try:
+            return access_game(self.user, self.game_id).seat
+        except NotFound:
+            return False
 
     @database_sync_to_async
     def _game_json(self):
-        return game_json(services.get_game(self.game_id), self.user)
+        return game_json(access_game(self.user, self.game_id))
 
     async def send_state(self, force: bool = True) -> None:
         game = await self._game_json()
@@ -206,27 +130,24 @@ class GameConsumer(JsonProtocolConsumer):
                 return await self.send_rate_limited(_("Slow down: a few messages at a time."), wait)
             return await self.chat(content)
         await self.send_error(
-            "unknown_type", f"Unknown message type {kind!r}: command, chat or sync."
+            "unknown_type",
+            _("Unknown message type %(kind)r: command, chat or sync.") % {"kind": kind},
         )
 
     async def chat(self, content):
         if set(content) != {"type", "text"}:
-            return await self.send_error("bad_request", "A chat message is {type, text}.")
+            return await self.send_error("bad_request", _("A chat message is {type, text}."))
         try:
-            await database_sync_to_async(services.do_chat)(self.game_id, self.user, content["text"])
+            await database_sync_to_async(chat.do_chat)(self.game_id, self.user, content["text"])
         except ServiceError as error:
-            await self.send_error(error.code, error.message, **_retry(error))
+            await self.send_error(error.code, error.message, **retry_fields(error))
 
     @database_sync_to_async
     def _chat_json(self, message_id):
-        from .models import ChatMessage
-
         message = ChatMessage.objects.filter(pk=message_id, hidden=False).first()
         if message is None:
             return None
-        game = services.get_game(self.game_id)
-        seat0 = game.seats.get(seat=0).user_id
-        return chat_json(message, self.user.pk if self.seat is not None else seat0)
+        return chat_json(message, access_game(self.user, self.game_id).me.pk)
 
     async def chat_message(self, event):
         message = await self._chat_json(event["id"])
@@ -249,17 +170,20 @@ class GameConsumer(JsonProtocolConsumer):
         client_id = content.get("client_id")
         if self._rate_limited():
             return await self.send_rate_limited(
-                f"At most {COMMANDS_PER_SECOND} commands a second.", 1.0, client_id
+                _("At most %(n)d commands a second.") % {"n": COMMANDS_PER_SECOND}, 1.0, client_id
             )
         if self.seat is None:
             return await self.send_error(
-                "read_only", "You are watching this game: only its players can move.", client_id
+                "read_only", _("You are watching this game: only its players can move."), client_id
             )
         unknown = set(content) - {"type", "command", "expected_version", "client_id"}
         try:
             if unknown:
-                raise BadRequest("bad_request", f"Unknown fields: {', '.join(sorted(unknown))}.")
-            outcome = await database_sync_to_async(services.do_command)(
+                fields = ", ".join(sorted(unknown))
+                raise BadRequest(
+                    "bad_request", _("Unknown fields: %(fields)s.") % {"fields": fields}
+                )
+            outcome = await database_sync_to_async(commands.do_command)(
                 self.game_id,
                 self.user,
                 content.get("command"),
@@ -267,7 +191,9 @@ class GameConsumer(JsonProtocolConsumer):
                 client_id,
             )
         except ServiceError as error:
-            return await self.send_error(error.code, error.message, client_id, **_retry(error))
+            return await self.send_error(
+                error.code, error.message, client_id, **retry_fields(error)
+            )
         await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
 
     async def game_updated(self, event):
@@ -301,7 +227,7 @@ class LobbyConsumer(JsonProtocolConsumer):
     async def receive_json(self, content, **kwargs):
         if content["type"] == "ping":
             return await self.send_json({"type": "pong"})
-        await self.send_error("unknown_type", "The lobby socket only listens; send 'ping'.")
+        await self.send_error("unknown_type", _("The lobby socket only listens; send 'ping'."))
 
     @database_sync_to_async
     def _waiting(self) -> int:
@@ -319,8 +245,6 @@ class LobbyConsumer(JsonProtocolConsumer):
 
     @database_sync_to_async
     def _invitation(self, pk):
-        from .models import Invitation
-
         invitation = Invitation.objects.select_related("from_user", "to_user").get(pk=pk)
         return invitation_json(invitation)
 
@@ -332,9 +256,3 @@ class LobbyConsumer(JsonProtocolConsumer):
                 "invitation": await self._invitation(event["invitation"]),
             }
         )
-
-
-def _retry(error: ServiceError) -> dict:
-    """The ``retry_after`` of a rate-limit refusal, for its error frame."""
-    retry_after = getattr(error, "retry_after", None)
-    return {} if retry_after is None else {"retry_after": retry_after}

@@ -8,8 +8,12 @@ once the game is over.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
+from shanghaien.lib.errors import Conflict, Forbidden, NotFound
+
 from . import rules
-from .errors import Conflict, Forbidden, NotFound
+from .access import Seating
 from .models import Game
 from .narrate import event_line
 
@@ -17,33 +21,37 @@ EXPORT_FORMAT = "shanghaien-game"
 EXPORT_VERSION = 1
 
 
-def replay_side(game: Game, seats: list, user, as_player: str | None) -> int:
-    """The seat the replay is seen from, after checking that ``user`` may see it.
+def replay_side(seating: Seating, as_player: str | None) -> int:
+    """The seat the replay is seen from, after checking that the viewer may see it.
 
     A finished game (also aborted or annulled) can be replayed by everyone logged in,
     from either player's side; a game in progress only by its two players, from their
     own side and up to now.
     """
-    own = next((s.seat for s in seats if s.user_id == user.pk), None)
+    own = seating.seat
     if as_player:
-        chosen = next((s.seat for s in seats if s.user.username.lower() == as_player.lower()), None)
+        names = seating.names
+        chosen = next((s for s, name in names.items() if name.lower() == as_player.lower()), None)
         if chosen is None:
-            raise NotFound("not_a_player", f"{as_player!r} did not play in this game.")
+            message = _("%(name)r did not play in this game.") % {"name": as_player}
+            raise NotFound("not_a_player", message)
     else:
-        chosen = 0 if own is None else own
-    if game.status == Game.Status.ACTIVE:
+        chosen = seating.side
+    if seating.game.status == Game.Status.ACTIVE:
         if own is None:
-            raise Forbidden("game_not_over", "A game in progress is replayed only by its players.")
+            message = _("A game in progress is replayed only by its players.")
+            raise Forbidden("game_not_over", message)
         if chosen != own:
-            raise Forbidden("game_not_over", "While the game goes on, you see it from your side.")
+            message = _("While the game goes on, you see it from your side.")
+            raise Forbidden("game_not_over", message)
     return chosen
 
 
-def replay(game: Game, user, as_player: str | None = None) -> dict:
-    """Every step of the game as ``user`` may see it: the board after each event."""
-    seats = list(game.seats.select_related("user").order_by("seat"))
-    side = replay_side(game, seats, user, as_player)
-    names = {s.seat: s.user.username for s in seats}
+def replay(seating: Seating, as_player: str | None = None) -> dict:
+    """Every step of the game as its viewer may see it: the board after each event."""
+    game = seating.game
+    side = replay_side(seating, as_player)
+    names = seating.names
     steps, rounds = [], []
     state = None
     for event in game.events.order_by("seq"):
@@ -79,13 +87,13 @@ def _without_moves(view: dict) -> dict:
     return view
 
 
-def export(game: Game) -> dict:
+def export(seating: Seating) -> dict:
     """The whole log of a game that is over, deck order included, with its recorded result."""
+    game = seating.game
     if game.status == Game.Status.ACTIVE:
-        raise Conflict(
-            "game_not_over", "A game is exported once it is over: its log holds the deck order."
-        )
-    players = [s.user.username for s in game.seats.select_related("user").order_by("seat")]
+        message = _("A game is exported once it is over: its log holds the deck order.")
+        raise Conflict("game_not_over", message)
+    players = [p.username for p in seating.players]
     return {
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_VERSION,
@@ -99,7 +107,7 @@ def export(game: Game) -> dict:
         "result": {
             "status": game.status,
             "reason": game.result_reason,
-            "winner": None if game.winner_id is None else players.index(game.winner.username),
+            "winner": None if game.winner_id is None else seating.seat_of(game.winner_id),
             "scores": [game.score0, game.score1],
         },
         "events": [

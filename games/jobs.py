@@ -14,16 +14,16 @@ import os
 import socket
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from . import services
 from .clock import effective_deadline, reminder_due
+from .emails import compose
 from .models import Game, Notification, WorkerHeartbeat
+from .services import endings, notify
 
 log = logging.getLogger(__name__)
 
@@ -56,16 +56,10 @@ def check_deadlines(now=None) -> dict:
         if deadline is None:
             continue
         if deadline <= now:
-            ended += services.do_timeout(game.pk, now)
-        elif now >= reminder_due(game, deadline) and _wants_reminders(game.to_move):
-            key = f"{game.pk}:{game.turn_number}"
-            services.queue(game.to_move, Notification.Kind.REMINDER, key, game)
+            ended += endings.do_timeout(game.pk, now)
+        elif now >= reminder_due(game, deadline) and notify.reminder(game):
             reminded += 1
     return {"timeouts": ended, "reminders": reminded}
-
-
-def _wants_reminders(user) -> bool:
-    return bool(user.email_reminders and user.email)
 
 
 def queue_digests(now=None) -> int:
@@ -75,66 +69,8 @@ def queue_digests(now=None) -> int:
     queued = 0
     for user in users.iterator():
         if Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).exists():
-            services.queue(user, Notification.Kind.DIGEST, now.date().isoformat())
-            queued += 1
+            queued += notify.digest(user, now.date().isoformat())
     return queued
-
-
-def _game_url(game_id: int) -> str:
-    return f"{settings.SITE_URL}/games/{game_id}/"
-
-
-def _email(notification: Notification) -> tuple[str, str] | str:
-    """(subject, body) to send, or the reason not to."""
-    user, game = notification.user, notification.game
-    kind = notification.kind
-    if not user.email:  # removed since the email was queued
-        return "no email address"
-    if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
-        if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
-            return "no longer your turn"
-        if kind == Notification.Kind.TURN and services.has_game_open(game, user):
-            return "game open"
-        opponent = next(s.user for s in game.seats.select_related("user") if s.user_id != user.pk)
-        deadline = effective_deadline(game)
-        when = deadline.strftime("%Y-%m-%d %H:%M UTC")
-        if kind == Notification.Kind.TURN:
-            return (
-                f"Your turn against {opponent.username}",
-                f"{opponent.username} has moved. Your move, by {when}:\n{_game_url(game.pk)}\n",
-            )
-        return (
-            f"Reminder: your move against {opponent.username}",
-            f"A fifth of your time is left: move by {when}, or the game is lost on time.\n"
-            f"{_game_url(game.pk)}\n",
-        )
-    if kind == Notification.Kind.TIMEOUT:
-        won = game.winner_id == user.pk
-        outcome = "won on time: your opponent" if won else "lost on time: you"
-        return (
-            f"Game {game.pk} {'won' if won else 'lost'} on time",
-            f"You {outcome} did not move before the deadline.\n{_game_url(game.pk)}\n",
-        )
-    if kind == Notification.Kind.INVITATION:
-        from .models import Invitation
-
-        invitation = Invitation.objects.filter(pk=notification.key).first()
-        if invitation is None or invitation.status != Invitation.Status.OPEN:
-            return "invitation closed"
-        return (
-            f"{invitation.from_user.username} invites you to a game of Shanghaien",
-            f"{invitation.message}\n\nAccept or decline in your lobby: {settings.SITE_URL}/\n",
-        )
-    if kind == Notification.Kind.DIGEST:
-        waiting = Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).order_by("id")
-        lines = [f"- game {g.pk}: {_game_url(g.pk)}" for g in waiting]
-        if not lines:
-            return "nothing waiting"
-        return (
-            f"{len(lines)} game{'s' if len(lines) > 1 else ''} waiting for your move",
-            "These games wait for you:\n" + "\n".join(lines) + "\n",
-        )
-    return "unknown kind"
 
 
 def _fit(field: str, text: str) -> str:
@@ -179,7 +115,7 @@ def send_notifications(now=None) -> int:
             address = ""  # set once the mail server is asked: only then is it the address's fault
             try:
                 with transaction.atomic():
-                    email = _email(notification)
+                    email = compose(notification)
                     if isinstance(email, tuple):
                         subject, body = email
                         address = notification.user.email

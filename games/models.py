@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from shanghaien.lib.db import AppendOnlyModel
+
 from . import rules
 
 DAYS_PER_MOVE_CHOICES = [(d, f"{d} day" if d == 1 else f"{d} days") for d in (1, 2, 3, 5, 7, 14)]
@@ -71,15 +73,6 @@ class Game(models.Model):
     def rules_state(self) -> rules.GameState:
         return rules.state_from_json(self.state)
 
-    def seat_of(self, user) -> int | None:
-        for seat in self.seats.all():
-            if seat.user_id == user.pk:
-                return seat.seat
-        return None
-
-    def players(self) -> list:
-        """The two users, by seat."""
-        return [s.user for s in sorted(self.seats.all(), key=lambda s: s.seat)]
 
 
 class Seat(models.Model):
@@ -107,15 +100,7 @@ class Seat(models.Model):
         return f"{self.user} in game {self.game_id} (seat {self.seat})"
 
 
-class AppendOnlyQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise TypeError("events are never updated")
-
-    def delete(self):
-        raise TypeError("events are never deleted")
-
-
-class Event(models.Model):
+class Event(AppendOnlyModel):
     """One fact of a game. Rows are only ever added."""
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
@@ -125,22 +110,12 @@ class Event(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="who caused it")
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
-
     class Meta:
         ordering = ["game", "seq"]
         constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_seq_unique")]
 
     def __str__(self):
         return f"#{self.seq} {self.kind}"
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("events are never updated")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise TypeError("events are never deleted")
 
     def as_rules_event(self) -> dict:
         return {"type": self.kind, **self.payload}

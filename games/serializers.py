@@ -8,6 +8,7 @@ from accounts.models import Holiday
 from ratings.queries import game_ratings
 
 from . import rules
+from .access import Seating, seating
 from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
 from .narrate import describe_events
@@ -36,16 +37,13 @@ def recent_actions(game: Game, side: int) -> list[dict]:
     return actions
 
 
-def game_json(game: Game, user) -> dict:
-    """A game as ``user`` sees it: a player from their seat, anyone else from seat 0's side."""
-    seats = list(game.seats.select_related("user").order_by("seat"))
-    seat = next((s.seat for s in seats if s.user_id == user.pk), None)
-    watching = seat is None
-    side = 0 if watching else seat
+def game_json(seating: Seating) -> dict:
+    """A game as its viewer sees it: a player from their seat, anyone else from seat 0's side."""
+    game, side, watching = seating.game, seating.side, seating.watching
     view = rules.player_view(game.rules_state(), side)
     if watching:
         view["legal"] = []
-    names = [s.user.username for s in seats]
+    me, opponent = seating.me, seating.opponent
     return {
         "id": game.pk,
         "version": game.version,
@@ -53,15 +51,15 @@ def game_json(game: Game, user) -> dict:
         "extra_wild": game.extra_wild,
         "days_per_move": game.days_per_move,
         "rated": game.rated,
-        "ratings": game_ratings(game, seats[side].user_id, seats[1 - side].user_id),
+        "ratings": game_ratings(game, me.pk, opponent.pk),
         "watching": watching,
-        "players": {"me": names[side], "opponent": names[1 - side]},
+        "players": {"me": me.username, "opponent": opponent.username},
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "recent": recent_actions(game, side),
-        "clock": clock_json(game, seats, user, watching),
-        "rematch": rematch_json(game, user),
-        "chat": [chat_json(m, seats[side].user_id) for m in recent_chat(game)],
+        "clock": clock_json(seating),
+        "rematch": rematch_json(seating),
+        "chat": [chat_json(m, me.pk) for m in recent_chat(game)],
         "view": view,
     }
 
@@ -83,23 +81,24 @@ def chat_json(message, my_user_id: int) -> dict:
     }
 
 
-def clock_json(game: Game, seats, user, watching: bool) -> dict:
+def clock_json(seating: Seating) -> dict:
+    game, watching = seating.game, seating.watching
     # One query for both players' holidays: the deadline and the "away" notes need them.
     today = timezone.now().date()
     since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
-    holidays = list(Holiday.objects.filter(user_id__in=[s.user_id for s in seats], end__gte=since))
+    ids = [p.pk for p in seating.players]
+    holidays = list(Holiday.objects.filter(user_id__in=ids, end__gte=since))
     mover_holidays = [h for h in holidays if h.user_id == game.to_move_id]
     deadline = effective_deadline(game, mover_holidays)
-    sides = {s.user_id: ("me" if s.user_id == user.pk else "opponent") for s in seats}
-    if watching:
-        sides = {seats[0].user_id: "me", seats[1].user_id: "opponent"}
+    sides = {seating.me.pk: "me", seating.opponent.pk: "opponent"}
+    viewer = None if watching else seating.me.pk
     return {
         "deadline": deadline.isoformat() if deadline else None,
         "extended": game.extended,
         "can_extend": bool(
             not watching
             and game.status == Game.Status.ACTIVE
-            and game.to_move_id not in (None, user.pk)
+            and game.to_move_id not in (None, viewer)
             and not game.extended
         ),
         "away": {
@@ -113,7 +112,8 @@ def clock_json(game: Game, seats, user, watching: bool) -> dict:
     }
 
 
-def rematch_json(game: Game, user) -> dict | None:
+def rematch_json(seating: Seating) -> dict | None:
+    game = seating.game
     if game.status == Game.Status.ACTIVE:
         return None  # offered only once a game is over
     offer = game.rematches.order_by("-created_at").select_related("from_user").first()
@@ -121,7 +121,7 @@ def rematch_json(game: Game, user) -> dict | None:
         return None
     return {
         "invitation": offer.pk,
-        "by": "me" if offer.from_user_id == user.pk else "opponent",
+        "by": "me" if offer.from_user_id == seating.me.pk else "opponent",
         "status": offer.status,
         "game": offer.game_id,
     }
@@ -129,18 +129,18 @@ def rematch_json(game: Game, user) -> dict | None:
 
 def game_summary(game: Game, user) -> dict:
     """One line of a player's game list, without building the whole view."""
-    seats = sorted(game.seats.all(), key=lambda s: s.seat)
-    seat = next(s.seat for s in seats if s.user_id == user.pk)
+    seats = seating(game, user)
+    seat = seats.seat
     scores = (game.score0, game.score1)
-    opponent = seats[1 - seat].user
-    mover = next((s.user for s in seats if s.user_id == game.to_move_id), None)
+    opponent = seats.opponent
+    mover = next((p for p in seats.players if p.pk == game.to_move_id), None)
     deadline = effective_deadline(game, mover.holidays.all()) if mover else None
     today = timezone.now().date()
     return {
         "id": game.pk,
         "version": game.version,
         "status": game.status,
-        "opponent": seats[1 - seat].user.username,
+        "opponent": opponent.username,
         "your_turn": game.to_move_id == user.pk,
         "round": game.round,
         "extra_wild": game.extra_wild,

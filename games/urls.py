@@ -1,11 +1,12 @@
-from django.urls import path, re_path
+from django.urls import path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
-from . import api, views
+from . import api, profiles, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("users/<username:username>/", profiles.profile, name="profile"),
     path("games/finished/", views.finished, name="finished"),
     path("games/<int:pk>/", views.game, name="game"),
     path("games/<int:pk>/play/", views.play, name="play"),
@@ -28,11 +29,4 @@ urlpatterns = [
     path("api/games/<str:pk>/chat/", api.game_chat, name="api_game_chat"),
     path("api/games/<str:pk>/replay/", api.game_replay, name="api_game_replay"),
     path("api/games/<str:pk>/export/", api.game_export, name="api_game_export"),
-    path("api/reports/", api.reports, name="api_reports"),
-    path("api/blocks/", api.blocks, name="api_blocks"),
-    path("api/blocks/<username:username>/remove/", api.unblock),
-    path("api/holidays/", api.holidays, name="api_holidays"),
-    path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
-    # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.
-    re_path(r"^api/(?P<rest>[\s\S]*)$", api.not_found),
 ]

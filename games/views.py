@@ -13,15 +13,17 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
 
-from . import history, queries, services
-from .errors import Forbidden, NotFound, RateLimited, ServiceError
+from . import history, queries
+from .access import access_game
 from .forms import InvitationForm
 from .models import Game
 from .rules.bots import GIVING_UP
 from .serializers import game_json, game_summary
+from .services import commands, invitations
 from .text import describe_command
 
 
@@ -53,7 +55,7 @@ def invite(request):
         messages.error(request, "The invitation was not sent: " + form.errors.as_text())
         return redirect("home")
     try:
-        services.do_invite(
+        invitations.do_invite(
             request.user,
             to=form.cleaned_data["to"] or None,
             **{
@@ -73,9 +75,9 @@ def invite(request):
 @require_POST
 def answer_invitation(request, pk, answer):
     actions = {
-        "accept": services.do_accept_invitation,
-        "decline": services.do_decline_invitation,
-        "cancel": services.do_cancel_invitation,
+        "accept": invitations.do_accept_invitation,
+        "decline": invitations.do_decline_invitation,
+        "cancel": invitations.do_cancel_invitation,
     }
     if answer not in actions:
         raise Http404("No such answer.")
@@ -93,10 +95,10 @@ def answer_invitation(request, pk, answer):
 @login_required
 def game(request, pk):
     try:
-        found = services.get_game(pk)
+        seating = access_game(request.user, pk)
     except NotFound:
         raise Http404("No such game.") from None
-    data = game_json(found, request.user)
+    data = game_json(seating)
     view = data["view"]
     dice = (view["roll"] or {}).get("dice")
     choices = [
@@ -119,8 +121,9 @@ def game(request, pk):
 def replay(request, pk):
     """Step through a game event by event; the steps come from the replay API."""
     try:
-        found = services.get_game(pk)
-        data = history.replay(found, request.user, request.GET.get("as"))
+        seating = access_game(request.user, pk)
+        found = seating.game
+        data = history.replay(seating, request.GET.get("as"))
     except NotFound as error:
         raise Http404(error.message) from None
     except Forbidden as error:
@@ -179,7 +182,7 @@ def play(request, pk):
         messages.error(request, "That move could not be read; please try again.")
         return redirect("game", pk=pk)
     try:
-        services.do_command(pk, request.user, command, expected, request.POST.get("client_id"))
+        commands.do_command(pk, request.user, command, expected, request.POST.get("client_id"))
     except NotFound:
         raise Http404("No such game.") from None
     except ServiceError as error:

@@ -7,22 +7,9 @@ from django.contrib import messages
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 
-from games.errors import ServiceError
+from shanghaien.lib.errors import ServiceError
 
 from .models import REASON_MAX
-
-
-class ReadOnlyAdmin:
-    """For records written only by the services: viewable, never added, changed or deleted."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class ReasonForm(forms.Form):

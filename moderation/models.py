@@ -3,10 +3,12 @@
 from django.conf import settings
 from django.db import models
 
+from shanghaien.lib.db import AppendOnlyModel
+
 REASON_MAX = 1000
 
 
-class AuditEntry(models.Model):
+class AuditEntry(AppendOnlyModel):
     """One moderator action: who, what, when, why and on what. Never changed or deleted."""
 
     moderator = models.ForeignKey(
@@ -26,14 +28,6 @@ class AuditEntry(models.Model):
 
     def __str__(self):
         return f"{self.moderator} {self.action} {self.target}"
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("the audit log is never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise TypeError("the audit log is never deleted")
 
 
 class Report(models.Model):

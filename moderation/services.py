@@ -11,9 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import broadcast
-from games.errors import BadRequest, Conflict, Forbidden, NotFound
+from games.access import access_game
 from games.models import ChatMessage, Game
-from games.services import end_by_server, get_game, locked_game
+from games.services.endings import end_by_server
+from shanghaien.lib.db import locked_or_404
+from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
 from shanghaien.lib.input import clean_text, parse_id
 from shanghaien.lib.ratelimit import Limit
 
@@ -42,7 +44,7 @@ def _audit(moderator, action, target, reason, **details) -> AuditEntry:
 
 def _require(moderator, permission: str) -> None:
     if not moderator.has_perm(permission):
-        raise Forbidden("forbidden", "You may not do that.")
+        raise Forbidden("forbidden", _("You may not do that."))
 
 
 def do_annul(game_id, moderator, reason) -> Game:
@@ -50,9 +52,9 @@ def do_annul(game_id, moderator, reason) -> Game:
     _require(moderator, "games.annul_game")
     reason = _reason(reason)
     with transaction.atomic():
-        game = locked_game(game_id)
+        game = access_game(None, game_id, lock=True).game
         if game.status != Game.Status.ACTIVE:
-            raise Conflict("game_over", "Only a game in progress can be annulled.")
+            raise Conflict("game_over", _("Only a game in progress can be annulled."))
         end_by_server(game, "annulled", winner=None)
         _audit(moderator, "annul", game, reason)
     return game
@@ -63,13 +65,13 @@ def do_adjudicate(game_id, moderator, winner, reason) -> Game:
     _require(moderator, "games.adjudicate_game")
     reason = _reason(reason)
     with transaction.atomic():
-        game = locked_game(game_id)
+        seating = access_game(winner, game_id, lock=True)
+        game = seating.game
         if game.status != Game.Status.ACTIVE:
-            raise Conflict("game_over", "Only a game in progress can be adjudicated.")
-        seat = game.seat_of(winner)
-        if seat is None:
-            raise BadRequest("not_a_player", "The winner must be one of the players.")
-        end_by_server(game, "adjudicated", winner=seat)
+            raise Conflict("game_over", _("Only a game in progress can be adjudicated."))
+        if seating.seat is None:
+            raise BadRequest("not_a_player", _("The winner must be one of the players."))
+        end_by_server(game, "adjudicated", winner=seating.seat)
         _audit(moderator, "adjudicate", game, reason, winner=winner.username)
     return game
 
@@ -78,9 +80,7 @@ def do_hide_message(message_id, moderator, reason) -> ChatMessage:
     _require(moderator, "games.hide_chatmessage")
     reason = _reason(reason)
     with transaction.atomic():
-        message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
-        if message is None:
-            raise NotFound("not_found", "No such message.")
+        message = locked_or_404(ChatMessage, message_id, _("No such message."))
         if not message.hidden:
             message.hidden = True
             message.save(update_fields=["hidden"])
@@ -95,13 +95,11 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
     _require(moderator, "accounts.suspend_user")
     reason = _reason(reason)
     if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
-        raise BadRequest("bad_days", "Suspend for a whole number of days, or for good.")
+        raise BadRequest("bad_days", _("Suspend for a whole number of days, or for good."))
     with transaction.atomic():
-        user = User.objects.select_for_update().filter(pk=user_id).first()
-        if user is None:
-            raise NotFound("not_found", "No such user.")
+        user = locked_or_404(User, user_id, _("No such user."))
         if user.pk == moderator.pk or user.is_superuser:
-            raise Forbidden("forbidden", "That account cannot be suspended here.")
+            raise Forbidden("forbidden", _("That account cannot be suspended here."))
         now = timezone.now()
         user.suspended_until = now + timedelta(days=days) if days else FOREVER
         user.save(update_fields=["suspended_until"])
@@ -109,9 +107,9 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
         for game_id in Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).values_list(
             "pk", flat=True
         ):
-            game = locked_game(game_id)
-            winner = 1 - game.seat_of(user)
-            end_by_server(game, "adjudicated", winner=winner, now=now)
+            seating = access_game(user, game_id, lock=True)
+            game = seating.game
+            end_by_server(game, "adjudicated", winner=1 - seating.seat, now=now)
             adjudicated.append(game.pk)
         _audit(
             moderator,
@@ -128,11 +126,9 @@ def do_lift_suspension(user_id, moderator, reason) -> User:
     _require(moderator, "accounts.suspend_user")
     reason = _reason(reason)
     with transaction.atomic():
-        user = User.objects.select_for_update().filter(pk=user_id).first()
-        if user is None:
-            raise NotFound("not_found", "No such user.")
+        user = locked_or_404(User, user_id, _("No such user."))
         if user.suspended_until is None:
-            raise Conflict("not_suspended", "This user is not suspended.")
+            raise Conflict("not_suspended", _("This user is not suspended."))
         user.suspended_until = None
         user.save(update_fields=["suspended_until"])
         _audit(moderator, "lift_suspension", user, reason)
@@ -143,11 +139,9 @@ def do_resolve_report(report_id, moderator, reason) -> Report:
     _require(moderator, "moderation.resolve_report")
     reason = _reason(reason)
     with transaction.atomic():
-        report = Report.objects.select_for_update().filter(pk=report_id).first()
-        if report is None:
-            raise NotFound("not_found", "No such report.")
+        report = locked_or_404(Report, report_id, _("No such report."))
         if report.status == Report.Status.RESOLVED:
-            raise Conflict("resolved", "This report is already closed.")
+            raise Conflict("resolved", _("This report is already closed."))
         report.status = Report.Status.RESOLVED
         report.resolved_by = moderator
         report.resolved_at = timezone.now()
@@ -164,7 +158,7 @@ REPORTS = Limit("reports", 10, 3600, _("Too many reports in an hour; the moderat
 def do_report(user, reason, game_id=None, message_id=None) -> Report:
     """A player reports a game or a chat message to the moderators."""
     if (game_id is None) == (message_id is None):
-        raise BadRequest("bad_request", "Report either a 'game' or a 'message'.")
+        raise BadRequest("bad_request", _("Report either a 'game' or a 'message'."))
     reason = _reason(reason)
     REPORTS.hit(user.pk)
     if message_id is not None:
@@ -172,8 +166,8 @@ def do_report(user, reason, game_id=None, message_id=None) -> Report:
         message = (
             ChatMessage.objects.filter(pk=message_pk, hidden=False).first() if message_pk else None
         )
-        if message is None or message.game.seat_of(user) is None:
-            raise NotFound("not_found", "No such message in your games.")
+        if message is None or access_game(user, message.game_id).seat is None:
+            raise NotFound("not_found", _("No such message in your games."))
         return Report.objects.create(reporter=user, message=message, reason=reason)
-    game = get_game(game_id)
+    game = access_game(user, game_id).game
     return Report.objects.create(reporter=user, game=game, reason=reason)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from moderation.actions import ReadOnlyAdmin
+from shanghaien.lib.admin import ReadOnlyAdmin
 
 from .models import PlayerRating, RatingChange
 

@@ -50,6 +50,13 @@ class RatingChange(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
     )
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="who they played",
+    )
     score = models.FloatField(help_text="1 win, 0.5 draw, 0 loss")
     rating_before = models.FloatField()
     deviation_before = models.FloatField()

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import BooleanField, Case, OuterRef, Q, Subquery, Value, When
+from django.db.models import BooleanField, Case, Q, Value, When
 from django.utils import timezone
 
-from games.models import Seat
 
 from .chart import rating_chart
 from .models import PROVISIONAL_DEVIATION, PlayerRating, RatingChange
@@ -67,10 +66,9 @@ def profile_rating(person) -> dict:
     )
     # the line starts where the player started (1500 for everyone), then one point a game
     history = [changes[0][0]] + [after for _, after in changes] if changes else []
-    opponent = Seat.objects.filter(game=OuterRef("game")).exclude(user=person)
     recent = (
         RatingChange.objects.filter(user=person)
-        .annotate(opponent=Subquery(opponent.values("user__username")[:1]))
+        .select_related("opponent")
         .order_by("-created_at", "-id")[:RECENT_GAMES]
     )
     return {

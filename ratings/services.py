@@ -67,6 +67,7 @@ def apply_result(game, players) -> list[RatingChange]:
                 RatingChange(
                     game=game,
                     user=player,
+                    opponent=players[1 - seat],
                     score=score,
                     rating_before=before[seat].rating,
                     deviation_before=before[seat].deviation,

@@ -13,11 +13,17 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from games.routing import websocket_urlpatterns  # noqa: E402
 
+
+def websocket_application(more_routes=()):
+    """The websocket side: the site's routes (and ``more_routes``), behind the origin
+    check and the session login."""
+    routes = [*websocket_urlpatterns, *more_routes]
+    return AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))
+
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": websocket_application(),
     }
 )

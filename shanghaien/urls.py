@@ -1,5 +1,7 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+
+from accounts.api import not_found
 
 from .health import healthz
 
@@ -10,4 +12,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("ratings.urls")),
     path("", include("games.urls")),
+    path("", include("moderation.urls")),
+    # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.
+    re_path(r"^api/(?P<rest>[\s\S]*)$", not_found),
 ]

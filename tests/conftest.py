@@ -78,7 +78,7 @@ def event_log_equals_snapshot(request):
         return
     yield
     from games.models import Game
-    from games.services import replay_events
+    from games.services.game_log import replay_events
 
     for game in Game.objects.all():
         assert replay_events(game) == game.rules_state(), f"game {game.pk}: snapshot != log"
@@ -108,10 +108,10 @@ def clients(players):
 @pytest.fixture
 def game(players):
     """A fresh game between anna (seat 0) and bernd (seat 1)."""
-    from games import services
+    from games.services import invitations
 
-    invitation = services.do_invite(players["anna"], to="bernd")
-    return services.do_accept_invitation(invitation.pk, players["bernd"])
+    invitation = invitations.do_invite(players["anna"], to="bernd")
+    return invitations.do_accept_invitation(invitation.pk, players["bernd"])
 
 
 def database_url() -> str:

@@ -76,7 +76,9 @@ def test_the_check_finds_codes_in_the_sources():
 
 
 def test_the_protocol_error_table_lists_every_code_the_sockets_send():
-    consumers = (ROOT / "games" / "consumers.py").read_text()
+    consumers = "".join(
+        (ROOT / path).read_text() for path in ("games/consumers.py", "shanghaien/lib/sockets.py")
+    )
     sent = set(re.findall(r'send_error\(\s*"([a-z_]+)"', consumers)) | {"rate_limited"}
     chat = {"bad_message", "bad_text", "too_long", "not_a_player", "blocked", "suspended"}
     command = {"bad_request", "not_found", "stale_version", "client_id_reused", "not_a_player"}

@@ -13,10 +13,11 @@ from django.db import connection
 from django.test import Client
 
 from accounts.models import ApiToken, Block, Holiday, User
-from games import services
 from games.models import ChatMessage, Invitation
+from games.services import chat, commands, invitations
 from moderation.models import Report
 from moderation.services import do_suspend
+from shanghaien.lib.errors import Forbidden, RateLimited
 
 from .games.helpers import post
 
@@ -115,7 +116,7 @@ def test_a_holiday_far_away_or_too_long_is_refused_at_once(clients, players):
 
 
 def test_a_rematch_is_not_offered_across_a_block(clients, game, players):
-    services.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "r1")
+    commands.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "r1")
     Block.objects.create(user=players["bernd"], blocked=players["anna"])
     response = post(clients["anna"], f"/api/games/{game.pk}/rematch/")
     assert error_of(response) == (403, "blocked")
@@ -126,8 +127,8 @@ def test_a_suspended_player_can_no_longer_invite(players):
     moderator = User.objects.create_superuser("mod", password="x")
     anna = User.objects.get(username="anna")  # as a socket would hold it, loaded before
     do_suspend(players["anna"].pk, moderator, "spam", days=3)
-    with pytest.raises(services.Forbidden) as refused:
-        services.do_invite(anna, to="bernd")
+    with pytest.raises(Forbidden) as refused:
+        invitations.do_invite(anna, to="bernd")
     assert refused.value.code == "suspended"
 
 
@@ -141,21 +142,23 @@ def assert_rate_limited(response, within: int):
 
 
 def test_open_invitations_per_sender_are_limited(clients, django_user_model):
-    for i in range(services.OPEN_INVITATIONS_MAX):
+    for i in range(invitations.OPEN_INVITATIONS_MAX):
         django_user_model.objects.create_user(f"friend{i}")
         assert post(clients["anna"], "/api/invitations/", {"to": f"friend{i}"}).status_code == 201
     assert_rate_limited(post(clients["anna"], "/api/invitations/", {"to": None}), 3600)
-    assert Invitation.objects.count() == services.OPEN_INVITATIONS_MAX
+    assert Invitation.objects.count() == invitations.OPEN_INVITATIONS_MAX
     # an answer frees a place
-    services.do_cancel_invitation(Invitation.objects.first().pk, User.objects.get(username="anna"))
+    invitations.do_cancel_invitation(
+        Invitation.objects.first().pk, User.objects.get(username="anna")
+    )
     assert post(clients["anna"], "/api/invitations/", {"to": None}).status_code == 201
 
 
 def test_invitations_to_one_player_are_limited_per_day(clients, players):
     anna = players["anna"]
-    for _ in range(services.INVITATIONS_TO_ONE_PER_DAY.count):
-        invitation = services.do_invite(anna, to="bernd", message="a game?")
-        services.do_cancel_invitation(invitation.pk, anna)
+    for _ in range(invitations.INVITATIONS_TO_ONE_PER_DAY.count):
+        invitation = invitations.do_invite(anna, to="bernd", message="a game?")
+        invitations.do_cancel_invitation(invitation.pk, anna)
     mails_before = len(mail.outbox)
     assert_rate_limited(post(clients["anna"], "/api/invitations/", {"to": "bernd"}), 24 * 3600)
     assert post(clients["anna"], "/api/invitations/", {"to": "carl"}).status_code == 201
@@ -164,14 +167,14 @@ def test_invitations_to_one_player_are_limited_per_day(clients, players):
 
 def test_invitations_per_hour_are_limited(players):
     anna = players["anna"]
-    for _ in range(services.INVITATIONS_PER_HOUR.count):
-        services.do_cancel_invitation(services.do_invite(anna).pk, anna)
-    with pytest.raises(services.RateLimited):
-        services.do_invite(anna)
+    for _ in range(invitations.INVITATIONS_PER_HOUR.count):
+        invitations.do_cancel_invitation(invitations.do_invite(anna).pk, anna)
+    with pytest.raises(RateLimited):
+        invitations.do_invite(anna)
 
 
 def test_the_invitation_form_says_when_to_try_again(clients):
-    for _ in range(services.OPEN_INVITATIONS_MAX):
+    for _ in range(invitations.OPEN_INVITATIONS_MAX):
         clients["anna"].post("/invitations/new/", {"to": "", "days_per_move": 3})
     response = clients["anna"].post("/invitations/new/", {"to": "", "days_per_move": 3})
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
@@ -220,16 +223,16 @@ def burst(count: int, action) -> list:
 @pytest.mark.django_db(transaction=True)
 def test_limits_hold_under_a_concurrent_burst(game, players, django_user_model):
     anna = players["anna"]
-    chats = burst(12, lambda i: services.do_chat(game.pk, anna, f"spam {i}"))
+    chats = burst(12, lambda i: chat.do_chat(game.pk, anna, f"spam {i}"))
     assert sum(isinstance(r, ChatMessage) for r in chats) == 5 == ChatMessage.objects.count()
     assert {r.code for r in chats if isinstance(r, Exception)} == {"rate_limited"}
 
     for i in range(12):
         django_user_model.objects.create_user(f"friend{i}")
-    invites = burst(12, lambda i: services.do_invite(anna, to=f"friend{i}"))
+    invites = burst(12, lambda i: invitations.do_invite(anna, to=f"friend{i}"))
     made = [r for r in invites if isinstance(r, Invitation)]
     still_open = Invitation.objects.filter(from_user=anna, status=Invitation.Status.OPEN)
-    assert len(made) == services.OPEN_INVITATIONS_MAX == still_open.count()
+    assert len(made) == invitations.OPEN_INVITATIONS_MAX == still_open.count()
 
 
 # -- tokens and passwords ----------------------------------------------------------------

@@ -4,7 +4,7 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from accounts.models import ApiToken, User, hash_token
-from games import services
+from games.services import commands, invitations
 
 pytestmark = pytest.mark.django_db
 
@@ -56,9 +56,9 @@ def test_password_change_page_renders_for_a_player():
 def test_profile_shows_the_record_and_current_games():
     anna = User.objects.create_user("anna", password="x")
     bernd = User.objects.create_user("bernd", password="x")
-    finished = services.do_accept_invitation(services.do_invite(anna, to="bernd").pk, bernd)
-    services.do_command(finished.pk, bernd, {"type": "resign"}, finished.version, "r")
-    current = services.do_accept_invitation(services.do_invite(bernd, to="anna").pk, anna)
+    finished = invitations.do_accept_invitation(invitations.do_invite(anna, to="bernd").pk, bernd)
+    commands.do_command(finished.pk, bernd, {"type": "resign"}, finished.version, "r")
+    current = invitations.do_accept_invitation(invitations.do_invite(bernd, to="anna").pk, anna)
     response = Client().get("/users/ANNA/")
     assert response.status_code == 200
     assert response.context["record"] == {"played": 1, "won": 1, "lost": 0, "drawn": 0}

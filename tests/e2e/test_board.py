@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from games import services
+from games.services import invitations
 
 from .helpers import (
     api_command,
@@ -121,8 +121,8 @@ def game_between(django_user_model):
     def make(extra_wild=False):
         anna = django_user_model.objects.create_user("anna", password="x")
         bernd = django_user_model.objects.create_user("bernd", password="x")
-        invitation = in_thread(services.do_invite, anna, to="bernd", extra_wild=extra_wild)
-        game = in_thread(services.do_accept_invitation, invitation.pk, bernd)
+        invitation = in_thread(invitations.do_invite, anna, to="bernd", extra_wild=extra_wild)
+        game = in_thread(invitations.do_accept_invitation, invitation.pk, bernd)
         return game, anna, bernd
 
     return make

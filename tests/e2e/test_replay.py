@@ -2,8 +2,8 @@
 
 import pytest
 
-from games import services
 from games.models import Game
+from games.services import invitations
 from tests.games.helpers import play_on
 
 from .helpers import in_thread, log_in_by_cookie
@@ -21,8 +21,8 @@ def test_stepping_through_a_finished_game_to_the_final_score(
     anna = django_user_model.objects.create_user("anna", password="x")
     bernd = django_user_model.objects.create_user("bernd", password="x")
     django_user_model.objects.create_user("carl", password="x")
-    invitation = in_thread(services.do_invite, anna, to="bernd")
-    game = in_thread(services.do_accept_invitation, invitation.pk, bernd)
+    invitation = in_thread(invitations.do_invite, anna, to="bernd")
+    game = in_thread(invitations.do_accept_invitation, invitation.pk, bernd)
     game = in_thread(play_on, game, seed=7)
     assert game.status == Game.Status.FINISHED
     carl = django_user_model.objects.get(username="carl")  # not a player: a spectator

@@ -65,9 +65,9 @@ def fuzz_run(request):
 @pytest.fixture(autouse=True)
 def seeded_dice(monkeypatch):
     """Dice and shuffles from the seed: the games, and so the generated commands, repeat."""
-    from games import services
+    from games.services import game_log
 
-    monkeypatch.setattr(services, "_rng", random.Random(SEED))
+    monkeypatch.setattr(game_log, "rng", random.Random(SEED))
 
 
 @pytest.fixture(autouse=True)

@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 from accounts.holidays import do_declare_holiday
 from accounts.models import Holiday
 from accounts.tokens import do_issue_token
-from games import rules, services
-from games.errors import ServiceError
+from games import rules
 from games.models import ChatMessage, Command, Game, Invitation
 from games.rules.commands import COMMAND_TYPES
+from games.services import chat, commands
+from shanghaien.lib.errors import ServiceError
 
 from .forms import BOUNDARY, form_post, form_values, path_part, quoted
 from .strategies import (
@@ -113,7 +114,7 @@ class World:
         self.game = game
         self.finished = finished_game(players["anna"], players["bernd"])
         for name, text in (("anna", "Ahoy"), ("bernd", "Good luck")):
-            services.do_chat(game.pk, players[name], text)
+            chat.do_chat(game.pk, players[name], text)
         cache.clear()
         self.known = None  # the rows as they are now, while no request has changed them
         self.ids = 0
@@ -279,7 +280,7 @@ def plan_extend(world: World, draw) -> Request:
         game = world.active_game()
         state = game.rules_state()
         legal = [c for c in rules.legal_commands(state, state.turn) if c["type"] != "resign"]
-        services.do_command(
+        commands.do_command(
             game.pk,
             game.to_move,
             pick(draw, legal, {"type": "roll"}),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 
 from accounts.models import ApiToken, Block, Holiday, User
-from games import services
 from games.models import ChatMessage, Command, Event, Game, Invitation, Notification, Seat
+from games.services import commands, invitations
 from moderation.models import Report
 from ratings.models import PlayerRating, RatingChange
 
@@ -100,12 +100,12 @@ def only_added(before: dict, after: dict, table: str) -> bool:
 def new_game(inviter, invited) -> Game:
     """A fresh game, started past the invitation rate limits (the fuzzing spends them)."""
     invitation = Invitation.objects.create(from_user=inviter, to_user=invited)
-    return services.do_accept_invitation(invitation.pk, invited)
+    return invitations.do_accept_invitation(invitation.pk, invited)
 
 
 def finished_game(inviter, invited) -> Game:
     game = new_game(inviter, invited)
     mover = game.to_move
-    services.do_command(game.pk, mover, {"type": "resign"}, game.version, str(uuid.uuid4()))
+    commands.do_command(game.pk, mover, {"type": "resign"}, game.version, str(uuid.uuid4()))
     game.refresh_from_db()
     return game

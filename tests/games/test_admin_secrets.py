@@ -11,9 +11,9 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.test import Client
 
-from games import services
 from games.models import Command, Event, Game
 from games.redaction import SECRET_FIELDS, redacted
+from games.services import endings
 from moderation.roles import MODERATORS
 
 from .helpers import play_on
@@ -118,7 +118,9 @@ def test_once_the_game_is_over_the_whole_payload_is_shown(staff_client, game_und
     started = Event.objects.get(game=game, kind="game_started")
     deck = started.payload["deck"]
     with transaction.atomic():
-        services.end_by_server(services.locked_game(game.pk), "annulled", winner=None)
+        endings.end_by_server(
+            Game.objects.select_for_update().get(pk=game.pk), "annulled", winner=None
+        )
     for path in (
         f"/admin/games/event/{started.pk}/change/",
         f"/admin/games/game/{game.pk}/change/",

@@ -10,10 +10,12 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.holidays import do_declare_holiday
-from games import jobs, services
+from games import jobs
+from games.access import seating
 from games.clock import effective_deadline
 from games.models import Game, Notification
 from games.serializers import game_json
+from games.services import commands, invitations, notify, presence
 
 from .helpers import post
 
@@ -34,8 +36,8 @@ def clocked(traveller, players):
         user.email = f"{user.username}@example.org"
         user.email_on_turn = True
         user.save()
-    invitation = services.do_invite(players["anna"], to="bernd", days_per_move=5)
-    game = services.do_accept_invitation(invitation.pk, players["bernd"])
+    invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=5)
+    game = invitations.do_accept_invitation(invitation.pk, players["bernd"])
     game.refresh_from_db()
     mail.outbox.clear()
     Notification.objects.all().delete()
@@ -124,17 +126,17 @@ def test_a_new_turn_gets_a_fresh_clock_and_a_fresh_extra_day(clocked, traveller)
     mover = clocked.to_move
     traveller.move_to(START + 2 * DAY)
     version = clocked.version
-    services.do_command(clocked.pk, mover, {"type": "roll"}, version, "r1")
+    commands.do_command(clocked.pk, mover, {"type": "roll"}, version, "r1")
     state = Game.objects.get(pk=clocked.pk).rules_state()
     command = (
         {"type": "direction", "one_at": "left"}
         if state.phase == "direction"
         else {"type": "place", "die": 0}
     )
-    services.do_command(clocked.pk, mover, command, version + 1, "r2")
+    commands.do_command(clocked.pk, mover, command, version + 1, "r2")
     game = Game.objects.get(pk=clocked.pk)
     if game.to_move == mover:  # the direction was chosen: now place
-        services.do_command(clocked.pk, mover, {"type": "place", "die": 0}, game.version, "r3")
+        commands.do_command(clocked.pk, mover, {"type": "place", "die": 0}, game.version, "r3")
         game = Game.objects.get(pk=clocked.pk)
     assert game.to_move != mover
     assert game.turn_started_at == START + 2 * DAY
@@ -162,7 +164,7 @@ def test_opponents_see_a_holiday_on_the_board(clocked, players):
     mover = clocked.to_move
     other = next(u for u in players.values() if u.pk != mover.pk and u.username != "carl")
     do_declare_holiday(mover, dt.date(2026, 3, 10), dt.date(2026, 3, 12))
-    clock = game_json(clocked, other)["clock"]
+    clock = game_json(seating(clocked, other))["clock"]
     assert clock["away"]["opponent"] == [{"start": "2026-03-10", "end": "2026-03-12"}]
     assert clock["away"]["me"] == []
 
@@ -200,12 +202,12 @@ def test_your_turn_email_once_per_turn_and_not_while_the_game_is_open(clocked, p
     turn = Notification.objects.create(
         user=mover, game=clocked, kind="turn", key=f"{clocked.pk}:{clocked.turn_number}"
     )
-    services.queue(mover, "turn", turn.key, clocked)  # a second queueing is a no-op
-    services.socket_opened(clocked.pk, mover)
+    notify.queue(mover, "turn", turn.key, clocked)  # a second queueing is a no-op
+    presence.socket_opened(clocked.pk, mover)
     run_worker()
     turn.refresh_from_db()
     assert (turn.outcome, turn.detail) == ("skipped", "game open") and mail.outbox == []
-    services.socket_closed(clocked.pk, mover)
+    presence.socket_closed(clocked.pk, mover)
     Notification.objects.create(user=mover, game=clocked, kind="turn", key="again")
     run_worker()
     assert [m.to for m in mail.outbox] == [[mover.email]]
@@ -215,7 +217,7 @@ def test_your_turn_email_once_per_turn_and_not_while_the_game_is_open(clocked, p
 @pytest.mark.django_db
 def test_a_socket_left_open_by_a_dead_server_does_not_hold_back_emails(clocked, players):
     mover = clocked.to_move
-    services.socket_opened(clocked.pk, mover, now=timezone.now() - dt.timedelta(minutes=10))
+    presence.socket_opened(clocked.pk, mover, now=timezone.now() - dt.timedelta(minutes=10))
     Notification.objects.create(user=mover, game=clocked, kind="turn", key="k")
     run_worker()
     assert [m.to for m in mail.outbox] == [[mover.email]]
@@ -224,13 +226,13 @@ def test_a_socket_left_open_by_a_dead_server_does_not_hold_back_emails(clocked, 
 @pytest.mark.django_db
 def test_a_move_queues_the_your_turn_email_for_the_next_player(clocked):
     mover = clocked.to_move
-    services.do_command(clocked.pk, mover, {"type": "roll"}, clocked.version, "a")
+    commands.do_command(clocked.pk, mover, {"type": "roll"}, clocked.version, "a")
     game = Game.objects.get(pk=clocked.pk)
     if game.rules_state().phase == "direction":
         left = {"type": "direction", "one_at": "left"}
-        services.do_command(clocked.pk, mover, left, game.version, "b")
+        commands.do_command(clocked.pk, mover, left, game.version, "b")
         game = Game.objects.get(pk=clocked.pk)
-    services.do_command(clocked.pk, mover, {"type": "place", "die": 0}, game.version, "c")
+    commands.do_command(clocked.pk, mover, {"type": "place", "die": 0}, game.version, "c")
     game = Game.objects.get(pk=clocked.pk)
     assert Notification.objects.filter(kind="turn", user=game.to_move).count() == 1
     run_worker()
@@ -243,7 +245,7 @@ def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
     anna.email, anna.daily_digest, anna.email_on_turn = "anna@example.org", True, True
     anna.save()
     games = [
-        services.do_accept_invitation(services.do_invite(o, to="anna").pk, anna)
+        invitations.do_accept_invitation(invitations.do_invite(o, to="anna").pk, anna)
         for o in (bernd, carl, bernd)
     ]
     waiting = sorted(g.pk for g in Game.objects.filter(to_move=anna))
@@ -272,8 +274,8 @@ def test_invitations_are_emailed_to_players_who_want_email(players):
     bernd = players["bernd"]
     bernd.email, bernd.email_on_turn = "bernd@example.org", True
     bernd.save()
-    services.do_invite(players["anna"], to="bernd")
-    services.do_invite(players["bernd"], to="carl")  # carl wants no email
+    invitations.do_invite(players["anna"], to="bernd")
+    invitations.do_invite(players["bernd"], to="carl")  # carl wants no email
     run_worker()
     assert [m.to for m in mail.outbox] == [["bernd@example.org"]]
     assert "anna invites you" in mail.outbox[0].subject
@@ -286,7 +288,7 @@ def test_two_workers_at_once_send_each_email_once(postgres_only, players, django
     bernd.save()
     for i in range(15):  # from 15 players: one may only have a few invitations open
         sender = django_user_model.objects.create_user(f"sender{i}")
-        services.do_invite(sender, to="bernd")  # each queues one email
+        invitations.do_invite(sender, to="bernd")  # each queues one email
     assert Notification.objects.filter(sent_at__isnull=True).count() == 15
     barrier = threading.Barrier(2)
     counts = []
@@ -311,8 +313,8 @@ def test_two_workers_at_once_send_each_email_once(postgres_only, players, django
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_end_a_game_once(postgres_only, players):
     with time_machine.travel(START, tick=False) as traveller:
-        invitation = services.do_invite(players["anna"], to="bernd", days_per_move=1)
-        game = services.do_accept_invitation(invitation.pk, players["bernd"])
+        invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=1)
+        game = invitations.do_accept_invitation(invitation.pk, players["bernd"])
         traveller.move_to(START + 2 * DAY)
         barrier = threading.Barrier(2)
         results = []

@@ -5,9 +5,9 @@ import threading
 import pytest
 from django.db import connection
 
-from games import services
-from games.errors import Conflict, Illegal
 from games.models import Event
+from games.services import commands
+from shanghaien.lib.errors import Conflict, Illegal
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,7 +22,7 @@ def test_two_concurrent_commands_on_one_version_apply_exactly_once(postgres_only
     def send(client_id):
         try:
             barrier.wait()
-            services.do_command(game.pk, actor, {"type": "roll"}, version, client_id)
+            commands.do_command(game.pk, actor, {"type": "roll"}, version, client_id)
             outcomes.append("applied")
         except (Conflict, Illegal) as error:
             outcomes.append(error.code)

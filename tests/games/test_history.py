@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from games import rules, services
+from games import rules
 from games.models import Game
 from games.rules.records import check_record
 from games.rules.records import main as check_file
+from games.services import commands
 
 from .helpers import assert_no_secrets, play_on
 
@@ -152,7 +153,7 @@ def test_a_tampered_record_does_not_check(game, players, clients, tmp_path):
 
 def test_an_aborted_game_exports_and_replays_to_no_result(game, players, clients):
     mover = game.to_move
-    services.do_command(game.pk, mover, {"type": "abort"}, game.version, "abort-1")
+    commands.do_command(game.pk, mover, {"type": "abort"}, game.version, "abort-1")
     record = clients["bernd"].get(f"/api/games/{game.pk}/export/").json()
     assert record["result"]["status"] == "aborted"
     check = check_record(record)

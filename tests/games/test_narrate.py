@@ -1,8 +1,9 @@
 import pytest
 
-from games import services
+from games.access import seating
 from games.narrate import describe_events
 from games.serializers import game_json
+from games.services import commands
 
 from .conftest import on_turn
 
@@ -42,9 +43,9 @@ def test_commands_in_words():
 
 def test_the_game_json_tells_the_recent_actions_from_each_side(game, clients, players):
     name, _, other = on_turn(game, clients)
-    services.do_command(game.pk, players[name], {"type": "roll"}, game.version, "a")
+    commands.do_command(game.pk, players[name], {"type": "roll"}, game.version, "a")
     game.refresh_from_db()
-    mine = game_json(game, players[name])["recent"]
-    theirs = game_json(game, players[other])["recent"]
+    mine = game_json(seating(game, players[name]))["recent"]
+    theirs = game_json(seating(game, players[other]))["recent"]
     assert mine[0]["by"] == "me" and theirs[0]["by"] == "opponent"
     assert mine[0]["text"].startswith("rolled ")

@@ -10,8 +10,9 @@ from django.core import mail
 from django.db import connection
 from django.test import Client
 
-from games import jobs, services
+from games import jobs
 from games.models import Notification
+from games.services import invitations, notify
 
 T0 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
 BAD = "bernd@example.org"
@@ -42,7 +43,7 @@ def failing_mail(monkeypatch):
 
 def invite_bernd(players):
     """An invitation to bernd: one email queued for him."""
-    services.do_invite(players["anna"], to="bernd")
+    invitations.do_invite(players["anna"], to="bernd")
     return Notification.objects.get(user=players["bernd"], kind="invitation")
 
 
@@ -72,7 +73,7 @@ def test_a_long_skip_reason_is_stored(players, game):
     # "skipped: no longer your turn" did not fit the old 20-character outcome column.
     off_turn = players["anna"] if game.to_move_id == players["bernd"].pk else players["bernd"]
     mailed(off_turn, f"{off_turn.username}@example.org")
-    services.queue(off_turn, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
+    notify.queue(off_turn, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
     assert jobs.send_notifications(T0) == 0
     row = Notification.objects.get(kind="turn", user=off_turn)
     assert (row.outcome, row.detail, row.sent_at) == ("skipped", "no longer your turn", T0)
@@ -81,9 +82,9 @@ def test_a_long_skip_reason_is_stored(players, game):
 
 @pytest.mark.django_db
 def test_a_skip_reason_is_cut_to_its_column(players, monkeypatch):
-    monkeypatch.setattr(jobs, "_email", lambda notification: "why " * 300)
+    monkeypatch.setattr(jobs, "compose", lambda notification: "why " * 300)
     mailed(players["carl"], "carl@example.org")
-    services.do_invite(players["anna"], to="carl")
+    invitations.do_invite(players["anna"], to="carl")
     jobs.send_notifications(T0)
     skipped = Notification.objects.get(user=players["carl"])
     assert skipped.outcome == "skipped"
@@ -109,7 +110,7 @@ def test_a_failing_send_is_retried_with_backoff_and_then_given_up(players, faili
     mailed(players["bernd"], BAD)
     mailed(players["carl"], "carl@example.org")
     row = invite_bernd(players)
-    services.do_invite(players["anna"], to="carl")  # goes through despite bernd's failures
+    invitations.do_invite(players["anna"], to="carl")  # goes through despite bernd's failures
 
     assert jobs.send_notifications(T0) == 1  # carl's
     assert [m.to for m in mail.outbox] == [["carl@example.org"]]
@@ -160,7 +161,7 @@ def test_a_row_that_cannot_be_prepared_counts_as_a_try_but_not_against_the_addre
     def broken(notification):
         raise RuntimeError("template missing")
 
-    monkeypatch.setattr(jobs, "_email", broken)
+    monkeypatch.setattr(jobs, "compose", broken)
     mailed(players["bernd"], BAD)
     row = invite_bernd(players)
     try_on_schedule(row)
@@ -172,7 +173,7 @@ def test_a_row_that_cannot_be_prepared_counts_as_a_try_but_not_against_the_addre
 def test_two_workers_at_once_try_each_failing_email_once_a_run(postgres_only, players, game):
     mover = mailed(game.to_move, BAD)
     for day in range(12):  # digests: each one has the game to list
-        services.queue(mover, Notification.Kind.DIGEST, f"2026-03-{day + 1:02}")
+        notify.queue(mover, Notification.Kind.DIGEST, f"2026-03-{day + 1:02}")
     calls = []
     lock = threading.Lock()
 
@@ -249,7 +250,7 @@ def test_a_later_success_to_the_same_address_clears_the_warning(players, failing
     now = give_up(players)
     assert jobs.email_undeliverable(bernd)
     refused.clear()
-    services.do_invite(players["carl"], to="bernd")
+    invitations.do_invite(players["carl"], to="bernd")
     assert jobs.send_notifications(now + dt.timedelta(minutes=1)) == 1
     assert not jobs.email_undeliverable(bernd)
 
@@ -258,8 +259,8 @@ def test_a_later_success_to_the_same_address_clears_the_warning(players, failing
 def test_skipped_emails_do_not_clear_the_warning(players, failing_mail):
     bernd = mailed(players["bernd"], BAD)
     now = give_up(players)
-    invitation = services.do_invite(players["carl"], to="bernd")
-    services.do_decline_invitation(invitation.pk, bernd)
+    invitation = invitations.do_invite(players["carl"], to="bernd")
+    invitations.do_decline_invitation(invitation.pk, bernd)
     jobs.send_notifications(now + dt.timedelta(minutes=1))
     assert Notification.objects.filter(outcome="skipped").exists()
     assert jobs.email_undeliverable(bernd)

@@ -3,8 +3,8 @@ import json
 import pytest
 from django.test import Client
 
-from games import services
 from games.models import Game, Invitation
+from games.services import commands, invitations
 
 from .conftest import on_turn
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 def test_the_lobby_lists_games_with_your_turn_first(players, clients):
     anna, bernd, carl = players["anna"], players["bernd"], players["carl"]
     games = [
-        services.do_accept_invitation(services.do_invite(anna, to=o).pk, players[o])
+        invitations.do_accept_invitation(invitations.do_invite(anna, to=o).pk, players[o])
         for o in ("bernd", "carl")
     ]
     response = clients["anna"].get("/")
@@ -87,7 +87,7 @@ def test_the_game_page_needs_a_login_and_404s_for_unknown_games(client, clients)
 
 
 def test_finished_games_are_listed(game, players, clients):
-    services.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x")
+    commands.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x")
     page = clients["bernd"].get("/games/finished/")
     assert [g["id"] for g in page.context["games"]] == [game.pk]
     html = page.content.decode()

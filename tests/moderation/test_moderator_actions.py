@@ -7,11 +7,11 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from accounts.models import ApiToken
-from games import services
-from games.errors import Forbidden
 from games.models import ChatMessage, Game
+from games.services import chat, commands, invitations
 from moderation.models import AuditEntry, Report
 from moderation.roles import MODERATORS, PERMISSIONS
+from shanghaien.lib.errors import Forbidden
 
 from .conftest import act
 
@@ -59,7 +59,7 @@ def test_adjudicate_awards_the_win(mod_client, game, clients, players):
 
 
 def test_hiding_a_chat_message(mod_client, game, players, clients):
-    message = services.do_chat(game.pk, players["anna"], "rude words")
+    message = chat.do_chat(game.pk, players["anna"], "rude words")
     act(mod_client, "/admin/games/chatmessage/", "hide", [message.pk], reason="insult")
     message.refresh_from_db()
     assert message.hidden
@@ -71,7 +71,9 @@ def test_hiding_a_chat_message(mod_client, game, players, clients):
 def test_a_suspended_user_cannot_log_in_use_a_token_or_act(mod_client, game, players, clients):
     anna = players["anna"]
     _, raw = ApiToken.issue(anna, "bot")
-    other = services.do_accept_invitation(services.do_invite(players["carl"], to="anna").pk, anna)
+    other = invitations.do_accept_invitation(
+        invitations.do_invite(players["carl"], to="anna").pk, anna
+    )
     act(mod_client, "/admin/accounts/user/", "suspend", [anna.pk], reason="cheating", days="7")
     anna.refresh_from_db()
     assert anna.is_suspended
@@ -81,11 +83,11 @@ def test_a_suspended_user_cannot_log_in_use_a_token_or_act(mod_client, game, pla
     assert not Client().login(username="anna", password="tavern-dice-42")
     assert clients["anna"].get("/api/games/").status_code == 401  # the old session is over
     assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/games/").status_code == 401
-    fresh = services.do_accept_invitation(
-        services.do_invite(players["bernd"], to="carl").pk, players["carl"]
+    fresh = invitations.do_accept_invitation(
+        invitations.do_invite(players["bernd"], to="carl").pk, players["carl"]
     )
     with pytest.raises(Forbidden):
-        services.do_chat(game.pk, anna, "hello?")
+        chat.do_chat(game.pk, anna, "hello?")
     entry = AuditEntry.objects.get(action="suspend")
     assert sorted(entry.details["adjudicated_games"]) == sorted([game.pk, other.pk])
     assert fresh.status == "active"
@@ -139,7 +141,7 @@ def test_the_audit_log_cannot_be_changed_through_the_admin(mod_client, game, adm
 
 def test_the_timeline_tells_the_game_in_words_and_links_each_step(mod_client, game, players):
     mover = game.to_move
-    services.do_command(game.pk, mover, {"type": "roll"}, game.version, "a")
+    commands.do_command(game.pk, mover, {"type": "roll"}, game.version, "a")
     page = mod_client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
     assert "round 1 — " in page and f"{mover.username} rolled " in page
     step = mod_client.get(f"/admin/games/game/{game.pk}/board/3/")

@@ -15,12 +15,12 @@ def moderator(django_user_model):
 
 def start_game(players, rated=True, rng=None, monkeypatch=None):
     """A game between anna (seat 0) and bernd (seat 1); ``rng`` replaces the server's dice."""
-    from games import services
+    from games.services import game_log, invitations
 
     if rng is not None:
-        monkeypatch.setattr(services, "_rng", rng)
-    invitation = services.do_invite(players["anna"], to="bernd", rated=rated)
-    return services.do_accept_invitation(invitation.pk, players["bernd"])
+        monkeypatch.setattr(game_log, "rng", rng)
+    invitation = invitations.do_invite(players["anna"], to="bernd", rated=rated)
+    return invitations.do_accept_invitation(invitation.pk, players["bernd"])
 
 
 def simulate(seed: int):

@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.test import Client
 
-from games import services
+from games.services import commands
 from ratings.models import PlayerRating, RatingChange
 from ratings.queries import ranking
 
@@ -86,7 +86,7 @@ def test_the_nav_links_to_the_ranking(clients):
 def test_the_profile_shows_the_rating_and_its_history(players, clients):
     for loser in ("anna", "bernd", "anna"):
         game = start_game(players)
-        services.do_command(
+        commands.do_command(
             game.pk, players[loser], {"type": "resign"}, game.version, str(uuid.uuid4())
         )
     html = Client().get("/users/bernd/").content.decode()
@@ -113,7 +113,7 @@ def test_a_player_without_rated_games_is_unrated(players, clients):
 
 
 def test_the_admin_shows_ratings_read_only(players, game, admin_client):
-    services.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x1")
+    commands.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x1")
     rating = PlayerRating.objects.get(user=players["anna"])
     change = RatingChange.objects.get(user=players["anna"])
     assert admin_client.get("/admin/ratings/playerrating/").status_code == 200

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
 from games.models import Game
+from games.services import commands, endings
 from moderation.services import do_adjudicate, do_annul, do_suspend
 from ratings import glicko2
 from ratings.models import PlayerRating, RatingChange
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 def send(game, user, command):
     game.refresh_from_db()
-    return services.do_command(game.pk, user, command, game.version, str(uuid.uuid4()))
+    return commands.do_command(game.pk, user, command, game.version, str(uuid.uuid4()))
 
 
 def ratings_of(players):
@@ -68,7 +68,7 @@ def test_a_timeout_rates_both_players(game, players):
     game.refresh_from_db()
     late = game.to_move
     other = players["bernd"] if late == players["anna"] else players["anna"]
-    assert services.do_timeout(game.pk, now=game.deadline + timedelta(seconds=1))
+    assert endings.do_timeout(game.pk, now=game.deadline + timedelta(seconds=1))
     assert_rated(game, winner=other, loser=late)
 
 

@@ -4,7 +4,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import close_old_connections
 from django.test import Client
 
-from games import services
+from games.services import invitations
 from shanghaien.asgi import application
 
 ORIGIN = b"http://localhost"
@@ -43,8 +43,8 @@ def players(transactional_db, django_user_model):
 
 @pytest.fixture
 def game(players):
-    invitation = services.do_invite(players["anna"], to="bernd")
-    return services.do_accept_invitation(invitation.pk, players["bernd"])
+    invitation = invitations.do_invite(players["anna"], to="bernd")
+    return invitations.do_accept_invitation(invitation.pk, players["bernd"])
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 from channels.db import database_sync_to_async
 
-from games import services
+from games.services import invitations
 
 from .protocol import check
 
@@ -19,12 +19,12 @@ async def lobby(sockets, user):
 async def test_invitations_reach_both_sides(sockets, players):
     anna, _ = await lobby(sockets, players["anna"])
     bernd, _ = await lobby(sockets, players["bernd"])
-    invitation = await database_sync_to_async(services.do_invite)(players["anna"], to="bernd")
+    invitation = await database_sync_to_async(invitations.do_invite)(players["anna"], to="bernd")
     for socket in (anna, bernd):
         message = check(await socket.receive_json_from(timeout=5))
         assert message["type"] == "invitation" and message["event"] == "received"
         assert message["invitation"]["id"] == invitation.pk
-    await database_sync_to_async(services.do_decline_invitation)(invitation.pk, players["bernd"])
+    await database_sync_to_async(invitations.do_decline_invitation)(invitation.pk, players["bernd"])
     message = await anna.receive_json_from(timeout=5)
     assert message["event"] == "declined" and message["invitation"]["status"] == "declined"
 
@@ -32,9 +32,9 @@ async def test_invitations_reach_both_sides(sockets, players):
 async def test_your_turn_and_games_changed_are_pushed(sockets, players):
     anna, hello = await lobby(sockets, players["anna"])
     assert hello["your_turn"] == 0
-    invitation = await database_sync_to_async(services.do_invite)(players["bernd"], to="anna")
+    invitation = await database_sync_to_async(invitations.do_invite)(players["bernd"], to="anna")
     assert (await anna.receive_json_from(timeout=5))["event"] == "received"
-    game = await database_sync_to_async(services.do_accept_invitation)(
+    game = await database_sync_to_async(invitations.do_accept_invitation)(
         invitation.pk, players["anna"]
     )
     messages = []

@@ -8,8 +8,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from games import consumers, services
+from games import consumers
 from games.models import Seat
+from games.services import presence
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,36 +18,36 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_socket_never_closed_stops_counting_once_its_lease_lapses(game, players):
     anna = players["anna"]
     start = timezone.now()
-    services.socket_opened(game.pk, anna, now=start)  # and then its server dies
-    assert services.has_game_open(game, anna, now=start + timedelta(minutes=2))
-    assert not services.has_game_open(game, anna, now=start + services.SOCKET_LEASE * 2)
-    services.socket_alive(game.pk, anna, now=start + timedelta(minutes=5))
-    assert services.has_game_open(game, anna, now=start + timedelta(minutes=6))
+    presence.socket_opened(game.pk, anna, now=start)  # and then its server dies
+    assert presence.has_game_open(game, anna, now=start + timedelta(minutes=2))
+    assert not presence.has_game_open(game, anna, now=start + presence.SOCKET_LEASE * 2)
+    presence.socket_alive(game.pk, anna, now=start + timedelta(minutes=5))
+    assert presence.has_game_open(game, anna, now=start + timedelta(minutes=6))
 
 
 def test_opening_after_a_lapsed_lease_starts_the_count_again(game, players):
     anna = players["anna"]
     start = timezone.now()
-    services.socket_opened(game.pk, anna, now=start)
-    services.socket_opened(game.pk, anna, now=start)  # two tabs on a server that dies
-    later = start + services.SOCKET_LEASE + timedelta(seconds=1)
-    services.socket_opened(game.pk, anna, now=later)
+    presence.socket_opened(game.pk, anna, now=start)
+    presence.socket_opened(game.pk, anna, now=start)  # two tabs on a server that dies
+    later = start + presence.SOCKET_LEASE + timedelta(seconds=1)
+    presence.socket_opened(game.pk, anna, now=later)
     seat = Seat.objects.get(game=game, user=anna)
     assert seat.open_sockets == 1 and seat.socket_seen_at == later
-    services.socket_closed(game.pk, anna)
-    assert not services.has_game_open(game, anna, now=later)
+    presence.socket_closed(game.pk, anna)
+    assert not presence.has_game_open(game, anna, now=later)
 
 
 def test_a_socket_closed_on_time_counts_down_at_once(game, players):
     anna = players["anna"]
-    services.socket_opened(game.pk, anna)
-    services.socket_opened(game.pk, anna)
-    services.socket_closed(game.pk, anna)
-    assert services.has_game_open(game, anna)
-    services.socket_closed(game.pk, anna)
-    assert not services.has_game_open(game, anna)
-    services.socket_alive(game.pk, anna)  # a late beat of a closed socket opens nothing
-    assert not services.has_game_open(game, anna)
+    presence.socket_opened(game.pk, anna)
+    presence.socket_opened(game.pk, anna)
+    presence.socket_closed(game.pk, anna)
+    assert presence.has_game_open(game, anna)
+    presence.socket_closed(game.pk, anna)
+    assert not presence.has_game_open(game, anna)
+    presence.socket_alive(game.pk, anna)  # a late beat of a closed socket opens nothing
+    assert not presence.has_game_open(game, anna)
 
 
 @database_sync_to_async

@@ -9,10 +9,12 @@ from channels.layers import get_channel_layer
 from django.core import mail
 
 from accounts.models import User
-from games import broadcast, consumers, jobs, services
+from games import broadcast, consumers, jobs
 from games.models import ChatMessage, Notification, Seat
 from games.rules import random_command
+from games.services import commands
 from moderation.services import do_suspend
+from shanghaien.lib import sockets as sockets_lib
 
 from .conftest import communicator
 from .protocol import check
@@ -54,7 +56,7 @@ def play_until_turn_of(game, user):
             command = random_command(state, seat, rng)
             if command["type"] not in ("resign", "abort"):
                 break
-        services.do_command(game.pk, by_seat[seat], command, game.version, f"c{game.version}")
+        commands.do_command(game.pk, by_seat[seat], command, game.version, f"c{game.version}")
 
 
 async def test_a_failing_handler_answers_server_error_and_the_socket_stays(
@@ -66,7 +68,7 @@ async def test_a_failing_handler_answers_server_error_and_the_socket_stays(
     def broken(*args, **kwargs):
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(services, "do_command", broken)
+    monkeypatch.setattr(commands, "do_command", broken)
     await socket.send_json_to(
         {"type": "command", "command": {"type": "roll"}, "expected_version": 2, "client_id": "k1"}
     )
@@ -150,7 +152,7 @@ async def test_sync_floods_are_refused_with_when_to_try_again(sockets, game, pla
 
 async def test_a_frame_flood_is_answered_not_closed(sockets, game, players):
     socket = await joined(sockets, game, players["anna"])
-    burst = consumers.FRAMES[1]
+    burst = sockets_lib.FRAMES[1]
     for _ in range(burst + 5):
         await socket.send_to(text_data='{"type": "nonsense"}')
     codes = [m["code"] for m in await answers(socket, burst + 5)]

@@ -1,0 +1,87 @@
+"""Who sits where in a game, and what a user may do there: the one place that says so.
+
+``access_game`` is how every part of the server (services, serializers, history, the API,
+the sockets, the jobs) finds a game for a user: the game, its two players by seat, the
+user's own seat (None for a watcher), and the side the board is seen from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+from shanghaien.lib.db import locked_or_404
+from shanghaien.lib.errors import Forbidden
+
+from .models import Game
+
+
+@dataclass(frozen=True)
+class Seating:
+    game: Game
+    players: tuple  # the two users, by seat
+    seat: int | None  # the user's seat; None for a watcher
+
+    @property
+    def watching(self) -> bool:
+        return self.seat is None
+
+    @property
+    def side(self) -> int:
+        """The seat the board is seen from: a player's own, seat 0 for a watcher."""
+        return 0 if self.seat is None else self.seat
+
+    @property
+    def me(self):
+        """The player the board is seen from (``side``)."""
+        return self.players[self.side]
+
+    @property
+    def opponent(self):
+        return self.players[1 - self.side]
+
+    @property
+    def names(self) -> dict:
+        """Each seat's username, by seat number."""
+        return {seat: player.username for seat, player in enumerate(self.players)}
+
+    def seat_of(self, user) -> int | None:
+        """The seat of ``user`` (a user or a user id), None if they do not play here."""
+        pk = getattr(user, "pk", user)
+        return next((s for s, p in enumerate(self.players) if p.pk == pk), None)
+
+
+def seating(game: Game, user=None) -> Seating:
+    """The seating of a game already at hand, seen by ``user`` (None: nobody's seat)."""
+    prefetched = "seats" in getattr(game, "_prefetched_objects_cache", {})
+    seats = game.seats.all() if prefetched else game.seats.select_related("user")
+    seats = sorted(seats, key=lambda s: s.seat)
+    players = tuple(s.user for s in seats)
+    seat = None
+    if user is not None:
+        seat = next((s.seat for s in seats if s.user_id == user.pk), None)
+    return Seating(game, players, seat)
+
+
+def access_game(user, game_id, *, lock: bool = False, must_play: bool = False) -> Seating:
+    """The game ``game_id`` as ``user`` may see it.
+
+    Anyone logged in may watch a game; ``must_play`` refuses a watcher and a suspended
+    player (read now: the user object of an open socket was loaded when it connected).
+    ``lock`` locks the game row until the caller's transaction ends. An id that is not
+    a game's, whatever its form, is ``NotFound``.
+    """
+    game = locked_or_404(Game, game_id, _("No such game."), lock=lock)
+    found = seating(game, user)
+    if must_play:
+        if found.seat is None:
+            raise Forbidden("not_a_player", _("Only the two players of this game can do that."))
+        if found.players[found.seat].is_suspended:
+            raise Forbidden("suspended", _("Your account is suspended."))
+    return found
+
+
+def players_of(game: Game) -> tuple:
+    """The two users of ``game``, by seat, in one query."""
+    return tuple(s.user for s in game.seats.select_related("user").order_by("seat"))

@@ -1,0 +1,33 @@
+"""A player's page: their record, games and rating, and for themselves their settings."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404, render
+
+from accounts.forms import HolidayForm, PreferencesForm, TokenForm
+from accounts.models import User
+from ratings.queries import profile_rating
+
+from .jobs import email_undeliverable
+from .queries import games_for, record_of
+from .serializers import game_summary
+
+
+def profile(request, username):
+    person = get_object_or_404(User, username__iexact=username, is_active=True)
+    own = request.user.is_authenticated and request.user.pk == person.pk
+    context = {
+        "person": person,
+        "own": own,
+        "record": record_of(person),
+        "games": [game_summary(g, person) for g in games_for(person)[:50]],
+        "ratings": profile_rating(person),
+    }
+    if own:
+        context["preferences"] = PreferencesForm(instance=person)
+        context["email_undeliverable"] = email_undeliverable(person)
+        context["tokens"] = person.api_tokens.all()
+        context["token_form"] = TokenForm()
+        context["holidays"] = person.holidays.all()
+        context["holiday_form"] = HolidayForm()
+    return render(request, "accounts/profile.html", context)

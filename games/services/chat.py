@@ -1,0 +1,30 @@
+"""The chat between the two players of a game."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import Block
+from shanghaien.lib.errors import Forbidden
+from shanghaien.lib.input import clean_text
+from shanghaien.lib.ratelimit import Limit
+
+from .. import broadcast
+from ..access import access_game
+from ..models import CHAT_MAX, ChatMessage
+
+CHAT_LIMIT = Limit("chat", 5, 10, _("Slow down: at most 5 messages in 10 seconds."))
+
+
+def do_chat(game_id, user, text) -> ChatMessage:
+    """A line of chat between the two players; stored as typed, escaped when shown."""
+    text = clean_text(text, "text", max_length=CHAT_MAX, multiline=True, invalid="bad_message")
+    seating = access_game(user, game_id, must_play=True)
+    if Block.between(*seating.players):
+        raise Forbidden("blocked", _("Chat is closed between these players."))
+    game = seating.game
+    CHAT_LIMIT.hit(f"{game.pk}:{user.pk}")
+    message = ChatMessage.objects.create(game=game, user=user, text=text)
+    transaction.on_commit(lambda: broadcast.chat(game.pk, message.pk))
+    return message

@@ -1,0 +1,85 @@
+"""A player's command: the only way a game changes by the rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from shanghaien.lib.errors import BadRequest, Conflict, Illegal
+from shanghaien.lib.input import is_client_id
+
+from .. import broadcast, rules
+from ..access import Seating, access_game
+from ..models import Command, Game
+from . import endings, game_log, notify
+
+
+@dataclass(frozen=True)
+class Outcome:
+    seating: Seating  # the game as the player sees it, right after the command
+    version: int  # the game's version right after the command
+    duplicate: bool  # a retry of a command already applied: nothing was applied now
+
+    @property
+    def game(self) -> Game:
+        return self.seating.game
+
+
+def check_command_request(command, expected_version, client_id) -> None:
+    if not isinstance(command, dict):
+        raise BadRequest("bad_request", _("'command' is a JSON object with a 'type'."))
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        raise BadRequest("bad_request", _("'expected_version' is the version the command is for."))
+    if not is_client_id(client_id):
+        raise BadRequest(
+            "bad_request", _("'client_id' is 1–64 letters, digits or - _ . : (a UUID is best).")
+        )
+
+
+def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
+    """Apply one player's command, exactly once per ``client_id``.
+
+    What a move sets off is written out below: the events and the new snapshot, the
+    "your turn" email of the player who moves next, the rating of a game that ends.
+    """
+    check_command_request(command, expected_version, client_id)
+    with transaction.atomic():
+        seating = access_game(user, game_id, lock=True, must_play=True)
+        game, seat = seating.game, seating.seat
+        applied = Command.objects.filter(game=game, client_id=client_id).first()
+        if applied is not None:
+            if applied.seat != seat or applied.command != command:
+                raise Conflict(
+                    "client_id_reused", _("This client_id was used for another command.")
+                )
+            return Outcome(seating, applied.version, duplicate=True)
+        if expected_version != game.version:
+            message = _("The game is at version %(version)d, not %(expected)d: resync.")
+            raise Conflict(
+                "stale_version", message % {"version": game.version, "expected": expected_version}
+            )
+        state = game.rules_state()
+        try:
+            events = rules.decide(state, seat, command, game_log.rng)
+        except rules.IllegalCommand as error:
+            raise Illegal(error.code, error.message) from None
+        for event in events:
+            state = rules.evolve(state, event)
+        now = timezone.now()
+        game_log.append_events(game, events, seat=seat)
+        change = game_log.store_state(game, state, seating.players, now)
+        game.last_move_at = now
+        game.save()
+        Command.objects.create(
+            game=game, seat=seat, client_id=client_id, command=command, version=game.version
+        )
+        if change.turn_began:
+            notify.your_turn(game)
+        if change.result_arrived:
+            endings.rate(game, seating.players)
+        version = game.version
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    return Outcome(seating, version, duplicate=False)

@@ -1,0 +1,82 @@
+"""How games end besides by the rules' own commands, and the clock of the player to move.
+
+The server ends a game on time (``do_timeout``) and for the moderators
+(``end_by_server``); a rated game is rated in the transaction that ends it (``rate``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from ratings import services as ratings
+from shanghaien.lib.errors import Conflict, Forbidden
+
+from .. import broadcast, rules
+from ..access import access_game, players_of
+from ..clock import effective_deadline
+from ..models import Game
+from . import game_log, notify
+
+
+def rate(game: Game, players) -> None:
+    """A game that just ended changes both ratings, if it was rated and has a result
+    (aborted and annulled games have none)."""
+    if game.rated and game.status == Game.Status.FINISHED:
+        ratings.apply_result(game, players)
+
+
+def end_by_server(game: Game, reason: str, winner: int | None, now=None) -> tuple:
+    """End a locked, active game for a reason of the server's (``rules.SYSTEM_ENDINGS``).
+
+    Call inside ``transaction.atomic()`` with the game row locked. Returns the players.
+    """
+    state = game.rules_state()
+    players = players_of(game)
+    events = rules.end_game(state, reason, winner)
+    for event in events:
+        state = rules.evolve(state, event)
+    game_log.append_events(game, events, seat=None)
+    change = game_log.store_state(game, state, players, now or timezone.now())
+    game.save()
+    if change.result_arrived:
+        rate(game, players)
+    version = game.version
+    transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    return players
+
+
+def do_timeout(game_id, now=None) -> bool:
+    """End the game if its player to move has run out of time. True if it did."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = access_game(None, game_id, lock=True).game
+        if game.status != Game.Status.ACTIVE:
+            return False
+        deadline = effective_deadline(game)
+        if deadline is None or deadline > now:
+            return False
+        late = game.rules_state().turn
+        players = end_by_server(game, "timeout", winner=1 - late, now=now)
+        notify.timed_out(game, players)
+    return True
+
+
+def do_extend(game_id, user, now=None) -> Game:
+    """The player who waits grants the one to move one extra day, once per turn."""
+    with transaction.atomic():
+        game = access_game(user, game_id, lock=True, must_play=True).game
+        if game.status != Game.Status.ACTIVE:
+            raise Conflict("game_over", _("The game has ended."))
+        if game.to_move_id == user.pk:
+            raise Forbidden("own_turn", _("Only your opponent can give you an extra day."))
+        if game.extended:
+            raise Conflict("already_extended", _("An extra day was already given for this turn."))
+        game.deadline += timedelta(days=1)
+        game.extended = True
+        game.save(update_fields=["deadline", "extended"])
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+    return game

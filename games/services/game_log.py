@@ -1,0 +1,74 @@
+"""Writing a game's log: append its events, keep the snapshot and its copies in step.
+
+Used by every service that changes a game; nothing else writes ``Event`` or
+``Game.state``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from .. import rules
+from ..models import Event, Game
+
+# Dice and shuffles come from the operating system's randomness, never from a stored seed.
+rng = secrets.SystemRandom()
+
+
+@dataclass(frozen=True)
+class Change:
+    """What storing a new state changed besides the board."""
+
+    turn_began: bool  # a (new) player is to move: their clock started
+    result_arrived: bool  # the game ended just now
+
+
+def append_events(game: Game, events: list[dict], seat: int | None) -> None:
+    rows = []
+    for event in events:
+        game.version += 1
+        payload = {k: v for k, v in event.items() if k != "type"}
+        rows.append(
+            Event(game=game, seq=game.version, kind=event["type"], payload=payload, seat=seat)
+        )
+    Event.objects.bulk_create(rows)
+
+
+def store_state(game: Game, state: rules.GameState, players, now) -> Change:
+    """Keep the snapshot and its queryable copies (turn, clock, result) in step with the state.
+
+    The caller saves ``game``; what follows from the change (an email, a rating) is the
+    caller's to do, by name, from the ``Change`` returned.
+    """
+    previous = game.to_move_id
+    game.state = rules.state_to_json(state)
+    game.round = max(state.round, 1)
+    game.to_move = players[state.turn] if state.turn is not None else None
+    turn_began = False
+    if game.to_move_id != previous:  # a new turn: a new clock
+        game.turn_number += 1
+        game.turn_started_at = now
+        game.extended = False
+        game.deadline = now + timedelta(days=game.days_per_move) if game.to_move else None
+        turn_began = game.to_move is not None
+    result = state.result
+    arrived = False
+    if result is not None:
+        arrived = game.status == Game.Status.ACTIVE
+        game.status = {
+            "aborted": Game.Status.ABORTED,
+            "annulled": Game.Status.ANNULLED,
+        }.get(result.reason, Game.Status.FINISHED)
+        game.winner = players[result.winner] if result.winner is not None else None
+        game.result_reason = result.reason
+        game.score0, game.score1 = (s.total for s in result.scores)
+        game.finished_at = now
+        game.deadline = None
+    return Change(turn_began=turn_began, result_arrived=arrived)
+
+
+def replay_events(game: Game) -> rules.GameState:
+    """The state folded from the stored log (the snapshot must equal it)."""
+    return rules.replay(e.as_rules_event() for e in game.events.order_by("seq"))

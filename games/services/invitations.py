@@ -1,0 +1,217 @@
+"""Invitations: invite, accept (the game starts), decline, cancel, and the rematch offer."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import Block, User
+from shanghaien.lib.db import locked_or_404
+from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, RateLimited
+from shanghaien.lib.input import clean_text, username
+from shanghaien.lib.ratelimit import Limit
+
+from .. import broadcast, rules
+from ..access import access_game
+from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
+from . import game_log, notify
+
+DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
+MESSAGE_MAX = Invitation._meta.get_field("message").max_length
+
+# What one player may send, so that nobody can flood another's lobby or mailbox.
+INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, _("At most 20 invitations an hour."))
+INVITATIONS_TO_ONE_PER_DAY = Limit(
+    "invitations-to", 5, 24 * 3600, _("At most 5 invitations a day to the same player.")
+)
+OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
+
+
+def check_invitation(user, to: str | None, extra_wild, days_per_move, message, rated=True) -> dict:
+    """The validated fields of a new invitation."""
+    if to is not None and not isinstance(to, str):
+        raise BadRequest("bad_request", _("'to' is a username, or null for an open invitation."))
+    to = username(to, "to") if to else None  # None or "": an open invitation
+    if not isinstance(extra_wild, bool):
+        raise BadRequest("bad_request", _("'extra_wild' is true or false."))
+    if type(days_per_move) is not int or days_per_move not in DAYS_PER_MOVE:  # not 3.0, not True
+        choices = ", ".join(map(str, DAYS_PER_MOVE))
+        raise BadRequest(
+            "bad_days_per_move", _("'days_per_move' is one of %(choices)s.") % {"choices": choices}
+        )
+    message = clean_text(
+        message,
+        "message",
+        max_length=MESSAGE_MAX,
+        required=False,
+        multiline=True,
+        invalid="bad_message",
+        too_long="bad_message",
+    )
+    if not isinstance(rated, bool):
+        raise BadRequest("bad_rated", _("'rated' is true (a rated game) or false (a casual one)."))
+    to_user = None
+    if to:
+        to_user = get_user_model().objects.filter(username__iexact=to).first()
+        if to_user is None or not to_user.is_active:
+            raise NotFound("no_such_user", _("There is no player called %(name)r.") % {"name": to})
+        if to_user.pk == user.pk:
+            raise BadRequest("cannot_invite_yourself", _("You cannot invite yourself."))
+        if Block.between(user, to_user):
+            message = _("%(name)s cannot be invited by you.") % {"name": to_user.username}
+            raise Forbidden("blocked", message)
+    return {
+        "to_user": to_user,
+        "extra_wild": extra_wild,
+        "days_per_move": days_per_move,
+        "message": message,
+        "rated": rated,
+    }
+
+
+def do_invite(
+    user, to=None, extra_wild=False, days_per_move=3, message="", rated=True
+) -> Invitation:
+    fields = check_invitation(user, to, extra_wild, days_per_move, message, rated)
+    with transaction.atomic():
+        _check_sender(user)
+        INVITATIONS_PER_HOUR.hit(user.pk)
+        if fields["to_user"] is not None:
+            INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
+        invitation = Invitation.objects.create(from_user=user, **fields)
+        notify.invited(invitation)
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
+    return invitation
+
+
+def _check_sender(user) -> None:
+    """A player sends invitations only while not suspended, and has a few open at a time.
+
+    Locks the sender's row (inside the caller's transaction), so that two invitations
+    at once cannot both take the last place; the row is read afresh, as the user object
+    of a socket or a session may be older than a suspension.
+    """
+    if User.objects.select_for_update().get(pk=user.pk).is_suspended:
+        raise Forbidden("suspended", _("Your account is suspended."))
+    if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
+        OPEN_INVITATIONS_MAX
+    ):
+        message = _("You have %(n)d open invitations: wait for answers, or cancel one.")
+        raise RateLimited(message % {"n": OPEN_INVITATIONS_MAX}, retry_after=3600)
+
+
+def _open_invitation(invitation_id) -> Invitation:
+    """The invitation, locked, if it is still open."""
+    invitation = locked_or_404(Invitation, invitation_id, _("No such invitation."))
+    if invitation.status != Invitation.Status.OPEN:
+        message = _("This invitation is already %(status)s.") % {"status": invitation.status}
+        raise Conflict("invitation_closed", message)
+    return invitation
+
+
+def do_accept_invitation(invitation_id, user) -> Game:
+    """Accept: the game starts with a secret shuffle and a random first player."""
+    with transaction.atomic():
+        invitation = _open_invitation(invitation_id)
+        if invitation.from_user_id == user.pk:
+            raise Forbidden("own_invitation", _("You cannot accept your own invitation."))
+        if invitation.to_user_id not in (None, user.pk):
+            raise Forbidden("not_invited", _("This invitation is for someone else."))
+        if Block.between(invitation.from_user, user):
+            raise Forbidden("blocked", _("You cannot play with this player."))
+        state, events = rules.new_game(game_log.rng, extra_wild=invitation.extra_wild)
+        now = timezone.now()
+        game = Game.objects.create(
+            extra_wild=invitation.extra_wild,
+            days_per_move=invitation.days_per_move,
+            rated=invitation.rated,
+            state=rules.state_to_json(state),
+            last_move_at=now,
+        )
+        players = [invitation.from_user, user]
+        Seat.objects.bulk_create(
+            [Seat(game=game, user=player, seat=i) for i, player in enumerate(players)]
+        )
+        game_log.append_events(game, events, seat=None)
+        change = game_log.store_state(game, state, players, now)
+        game.save()
+        if change.turn_began:
+            notify.your_turn(game)
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.to_user = user
+        invitation.game = game
+        invitation.answered_at = now
+        invitation.save()
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "accepted"))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version))
+        _tell_old_game(invitation)
+    return game
+
+
+def _tell_old_game(invitation: Invitation) -> None:
+    """A rematch offer changed: the finished game's boards show its state."""
+    old = invitation.rematch_of
+    if old is not None:
+        transaction.on_commit(lambda: broadcast.game_changed(old.pk, old.version, force=True))
+
+
+def _answer(invitation_id, user, status, allowed, refusal) -> Invitation:
+    with transaction.atomic():
+        invitation = _open_invitation(invitation_id)
+        if not allowed(invitation):
+            raise refusal
+        invitation.status = status
+        invitation.answered_at = timezone.now()
+        invitation.save()
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, status.value))
+        _tell_old_game(invitation)
+    return invitation
+
+
+def do_decline_invitation(invitation_id, user) -> Invitation:
+    return _answer(
+        invitation_id,
+        user,
+        Invitation.Status.DECLINED,
+        lambda invitation: invitation.to_user_id == user.pk,
+        Forbidden("not_invited", _("Only the invited player can decline.")),
+    )
+
+
+def do_cancel_invitation(invitation_id, user) -> Invitation:
+    return _answer(
+        invitation_id,
+        user,
+        Invitation.Status.CANCELLED,
+        lambda invitation: invitation.from_user_id == user.pk,
+        Forbidden("not_yours", _("Only the player who invited can cancel.")),
+    )
+
+
+def do_rematch(game_id, user) -> Invitation:
+    """Offer the opponent a new game with the same options (accepted with one click)."""
+    with transaction.atomic():
+        seating = access_game(user, game_id, lock=True, must_play=True)
+        game = seating.game
+        if game.status == Game.Status.ACTIVE:
+            raise Conflict("game_not_over", _("A rematch is offered once the game is over."))
+        if game.rematches.filter(status=Invitation.Status.OPEN).exists():
+            raise Conflict("rematch_offered", _("A rematch is already on offer."))
+        opponent = seating.opponent
+        if Block.between(user, opponent):
+            raise Forbidden("blocked", _("You cannot play with this player."))
+        _check_sender(user)
+        invitation = Invitation.objects.create(
+            from_user=user,
+            to_user=opponent,
+            extra_wild=game.extra_wild,
+            days_per_move=game.days_per_move,
+            rated=game.rated,
+            message=str(_("Rematch?")),
+            rematch_of=game,
+        )
+        transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+    return invitation

@@ -1,0 +1,51 @@
+"""Which players have a game open right now (then "your turn" emails are not needed)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Case, F, Q, Value, When
+from django.utils import timezone
+
+from ..models import Seat
+
+# An open game socket renews its seat's lease every minute (consumers.HEARTBEAT_SECONDS);
+# one not heard from for longer belonged to a server that stopped without closing it.
+SOCKET_LEASE = timedelta(minutes=3)
+
+
+def _lease_lapsed(now):
+    return Q(socket_seen_at__isnull=True) | Q(socket_seen_at__lt=now - SOCKET_LEASE)
+
+
+def socket_opened(game_id, user, now=None) -> None:
+    """Count one more open socket; a count whose lease lapsed was left by a dead server
+    and starts again from this socket."""
+    now = now or timezone.now()
+    Seat.objects.filter(game_id=game_id, user=user).update(
+        open_sockets=Case(When(_lease_lapsed(now), then=Value(1)), default=F("open_sockets") + 1),
+        socket_seen_at=now,
+    )
+
+
+def socket_alive(game_id, user, now=None) -> None:
+    """An open socket renews its lease."""
+    Seat.objects.filter(game_id=game_id, user=user, open_sockets__gt=0).update(
+        socket_seen_at=now or timezone.now()
+    )
+
+
+def socket_closed(game_id, user) -> None:
+    Seat.objects.filter(game_id=game_id, user=user, open_sockets__gt=0).update(
+        open_sockets=F("open_sockets") - 1
+    )
+
+
+def has_game_open(game, user, now=None) -> bool:
+    """Whether the player has this game open in a browser right now."""
+    now = now or timezone.now()
+    return (
+        Seat.objects.filter(game=game, user=user, open_sockets__gt=0)
+        .exclude(_lease_lapsed(now))
+        .exists()
+    )

@@ -1,0 +1,107 @@
+"""A websocket that speaks JSON and survives whatever its client sends (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from channels.db import DatabaseSyncToAsync
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils.translation import gettext as _
+
+from .errors import ServiceError
+from .input import parse_json
+from .ratelimit import FrameBudget
+
+MAX_FRAME = 16 * 1024
+# What one socket may send (each frame costs a parse): (frames a second, burst).
+FRAMES = (20, 60)
+
+# Close codes sent before accepting (the client sees a refused handshake).
+NOT_AUTHENTICATED = 4401
+NOT_FOUND = 4404
+
+logger = logging.getLogger(__name__)
+
+
+def database_sync_to_async(func):
+    """Database work in the thread pool, not on Channels' one shared sync thread.
+
+    Channels runs every thread-sensitive call of a process on a single thread, which
+    queues all sockets' database work behind each other (bench/load.py showed it). Each
+    call here is a complete unit (the services open and commit their own transactions),
+    so it may run on any thread; connections are closed around it as Channels does, which
+    is why the consumers need no ``aclose_old_connections`` of their own.
+    """
+    return DatabaseSyncToAsync(func, thread_sensitive=False)
+
+
+class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
+    """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type.
+
+    Nothing a client sends closes its socket: a refused frame gets an ``error`` and a
+    handler that fails gets ``server_error``. Whatever ends the connection (the client,
+    a crash, a lost channel layer), ``release`` runs once, in ``finally``.
+    """
+
+    async def __call__(self, scope, receive, send):
+        self.frames = FrameBudget(*FRAMES)
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.release()
+
+    async def release(self) -> None:
+        """Give back what the connection holds. Safe to call more than once."""
+
+    async def dispatch(self, message):
+        try:
+            await super().dispatch(message)
+        except StopConsumer:
+            raise
+        except Exception:
+            logger.exception("socket handler for %s failed", message.get("type"))
+            if message.get("type") == "websocket.connect":
+                await self.close(code=1011)  # the handshake could not be completed
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        wait = self.frames.take()
+        if wait:
+            return await self.send_rate_limited(_("Too many messages on this connection."), wait)
+        if text_data is None:
+            return await self.send_error("bad_frame", _("Send text frames of JSON."))
+        if len(text_data) > MAX_FRAME or len(text_data.encode(errors="replace")) > MAX_FRAME:
+            message = _("Frames are at most %(n)d bytes.") % {"n": MAX_FRAME}
+            return await self.send_error("too_large", message)
+        try:
+            content = parse_json(text_data)
+        except ServiceError as error:
+            return await self.send_error(error.code, _("The frame is not valid JSON."))
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            return await self.send_error("bad_request", _("A message is an object with a 'type'."))
+        try:
+            await self.receive_json(content)
+        except Exception:
+            logger.exception("socket message %r failed", content["type"][:40])
+            await self.send_error(
+                "server_error",
+                _("Something went wrong on the server. Send sync to see where the game stands."),
+                content.get("client_id"),
+            )
+
+    async def send_error(self, code: str, message: str, client_id=None, **more) -> None:
+        error = {"type": "error", "code": code, "message": message, **more}
+        if isinstance(client_id, str):
+            error["client_id"] = client_id
+        await self.send_json(error)
+
+    async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
+        retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
+        await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
+
+
+def retry_fields(error: ServiceError) -> dict:
+    """The ``retry_after`` of a rate-limit refusal, for its error frame (else nothing)."""
+    retry_after = getattr(error, "retry_after", None)
+    return {} if retry_after is None else {"retry_after": retry_after}
