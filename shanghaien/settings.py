@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "shanghaien.lib",
     "accounts",
     "games",
     "ratings",

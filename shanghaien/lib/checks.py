@@ -6,9 +6,8 @@ from django.core.checks import Error, Tags, register
 
 @register(Tags.security, deploy=True)
 def secret_key_is_not_the_development_key(app_configs, **kwargs):
-    from shanghaien.settings import DEV_SECRET_KEY
-
-    if settings.SECRET_KEY == DEV_SECRET_KEY:
+    # The settings module names its development key DEV_SECRET_KEY.
+    if settings.SECRET_KEY == getattr(settings, "DEV_SECRET_KEY", None):
         return [
             Error(
                 "SECRET_KEY is the development key, which anyone can read in settings.py.",
