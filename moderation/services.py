@@ -16,7 +16,7 @@ from games.models import ChatMessage, Game
 from games.services.endings import end_by_server
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
-from shanghaien.lib.input import clean_text, parse_id
+from shanghaien.lib.input import clean_text
 from shanghaien.lib.ratelimit import Limit
 
 from .models import REASON_MAX, AuditEntry, Report
@@ -162,12 +162,11 @@ def do_report(user, reason, game_id=None, message_id=None) -> Report:
     reason = _reason(reason)
     REPORTS.hit(user.pk)
     if message_id is not None:
-        message_pk = parse_id(message_id)
-        message = (
-            ChatMessage.objects.filter(pk=message_pk, hidden=False).first() if message_pk else None
-        )
-        if message is None or access_game(user, message.game_id).seat is None:
-            raise NotFound("not_found", _("No such message in your games."))
+        unknown = _("No such message in your games.")
+        shown = ChatMessage.objects.filter(hidden=False)
+        message = locked_or_404(shown, message_id, unknown, lock=False)
+        if access_game(user, message.game_id).seat is None:
+            raise NotFound("not_found", unknown)
         return Report.objects.create(reporter=user, message=message, reason=reason)
     game = access_game(user, game_id).game
     return Report.objects.create(reporter=user, game=game, reason=reason)
