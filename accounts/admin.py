@@ -1,15 +1,16 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.utils.translation import gettext_lazy as _
 
 from .models import ApiToken, Block, Holiday, User
 
 
 class SuspendedFilter(admin.SimpleListFilter):
-    title = "suspension"
+    title = _("suspension")
     parameter_name = "suspended"
 
     def lookups(self, request, model_admin):
-        return [("yes", "suspended"), ("no", "not suspended")]
+        return [("yes", _("suspended")), ("no", _("not suspended"))]
 
     def queryset(self, request, queryset):
         from django.utils import timezone
@@ -26,8 +27,8 @@ class SuspendedFilter(admin.SimpleListFilter):
 class UserAdmin(BaseUserAdmin):
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        ("Preferences", {"fields": ("email_on_turn", "daily_digest", "email_reminders")}),
-        ("Moderation", {"fields": ("suspended_until",)}),
+        (_("Preferences"), {"fields": ("email_on_turn", "daily_digest", "email_reminders")}),
+        (_("Moderation"), {"fields": ("suspended_until",)}),
     )
     list_display = ("username", "email", "is_staff", "suspended_until", "date_joined")
     list_filter = (SuspendedFilter, "is_staff", "is_superuser", "is_active")

@@ -1,4 +1,5 @@
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from shanghaien.lib.errors import BadRequest, NotFound
 from shanghaien.lib.input import username as clean_username
@@ -10,14 +11,15 @@ def _other(username) -> User:
     username = clean_username(username, "username")  # not text: bad_request
     other = User.objects.filter(username__iexact=username).first()
     if other is None:
-        raise NotFound("no_such_user", f"There is no player called {username!r}.")
+        message = _("There is no player called %(name)r.") % {"name": username}
+        raise NotFound("no_such_user", message)
     return other
 
 
 def do_block(user, username) -> Block:
     other = _other(username)
     if other.pk == user.pk:
-        raise BadRequest("cannot_block_yourself", "You cannot block yourself.")
+        raise BadRequest("cannot_block_yourself", _("You cannot block yourself."))
     try:
         with transaction.atomic():
             return Block.objects.create(user=user, blocked=other)

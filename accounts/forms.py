@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
 
 from .models import User
 
@@ -19,9 +20,11 @@ class PreferencesForm(forms.ModelForm):
 
 
 class HolidayForm(forms.Form):
-    start = forms.DateField(label="First day away", widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label="Last day away", widget=forms.DateInput(attrs={"type": "date"}))
+    start = forms.DateField(
+        label=_("First day away"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    end = forms.DateField(label=_("Last day away"), widget=forms.DateInput(attrs={"type": "date"}))
 
 
 class TokenForm(forms.Form):
-    name = forms.CharField(max_length=60, help_text="What the token is for, e.g. “my bot”.")
+    name = forms.CharField(max_length=60, help_text=_("What the token is for, e.g. “my bot”."))

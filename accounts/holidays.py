@@ -7,6 +7,8 @@ from collections import Counter
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from shanghaien.lib.errors import BadRequest, Conflict, NotFound
 from shanghaien.lib.input import parse_id
@@ -29,7 +31,8 @@ def _date(value, name: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value)
     except (TypeError, ValueError):
-        raise BadRequest("bad_date", f"'{name}' is a date like 2026-12-24.") from None
+        message = _("'%(field)s' is a date like 2026-12-24.") % {"field": name}
+        raise BadRequest("bad_date", message) from None
 
 
 # A holiday is announced at most this far ahead (and so ends within two years).
@@ -40,22 +43,27 @@ def do_declare_holiday(user, start, end, now=None) -> Holiday:
     start, end = _date(start, "start"), _date(end, "end")
     today = (now or timezone.now()).date()
     if start <= today:
-        raise BadRequest("holiday_not_in_advance", "A holiday is announced in advance.")
+        raise BadRequest("holiday_not_in_advance", _("A holiday is announced in advance."))
     if start > today + HOLIDAY_NOTICE_MAX:
-        raise BadRequest("holiday_too_far", "A holiday starts within a year from today.")
+        raise BadRequest("holiday_too_far", _("A holiday starts within a year from today."))
     if end < start:
-        raise BadRequest("bad_dates", "A holiday ends on or after its first day.")
+        raise BadRequest("bad_dates", _("A holiday ends on or after its first day."))
     # Checked before any day is counted: a longer span could never fit the allowance.
     if (end - start).days + 1 > HOLIDAY_DAYS_PER_YEAR:
         raise BadRequest(
             "holiday_allowance",
-            f"A holiday lasts at most {HOLIDAY_DAYS_PER_YEAR} days (the yearly allowance).",
+            ngettext(
+                "A holiday lasts at most %(n)d day (the yearly allowance).",
+                "A holiday lasts at most %(n)d days (the yearly allowance).",
+                HOLIDAY_DAYS_PER_YEAR,
+            )
+            % {"n": HOLIDAY_DAYS_PER_YEAR},
         )
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # one request at a time
         existing = list(Holiday.objects.filter(user=user))
         if any(h.start <= end and start <= h.end for h in existing):
-            raise Conflict("holiday_overlaps", "This overlaps a holiday you already declared.")
+            raise Conflict("holiday_overlaps", _("This overlaps a holiday you already declared."))
         used = Counter()
         for holiday in existing:
             used.update(_days_by_year(holiday.start, holiday.end))
@@ -65,7 +73,12 @@ def do_declare_holiday(user, start, end, now=None) -> Holiday:
                 left = HOLIDAY_DAYS_PER_YEAR - used[year]
                 raise BadRequest(
                     "holiday_allowance",
-                    f"At most {HOLIDAY_DAYS_PER_YEAR} days a year: {left} left in {year}.",
+                    ngettext(
+                        "At most %(n)d day a year: %(left)d left in %(year)d.",
+                        "At most %(n)d days a year: %(left)d left in %(year)d.",
+                        HOLIDAY_DAYS_PER_YEAR,
+                    )
+                    % {"n": HOLIDAY_DAYS_PER_YEAR, "left": left, "year": year},
                 )
         return Holiday.objects.create(user=user, start=start, end=end)
 
@@ -75,7 +88,7 @@ def do_cancel_holiday(user, holiday_id, now=None) -> None:
     pk = parse_id(holiday_id)
     holiday = Holiday.objects.filter(pk=pk, user=user).first() if pk else None
     if holiday is None:
-        raise NotFound("not_found", "No such holiday.")
+        raise NotFound("not_found", _("No such holiday."))
     if holiday.start <= today:
-        raise Conflict("holiday_started", "A holiday that has begun cannot be cancelled.")
+        raise Conflict("holiday_started", _("A holiday that has begun cannot be cancelled."))
     holiday.delete()

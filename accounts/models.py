@@ -4,6 +4,7 @@ import secrets
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 
 class CaseInsensitiveUserManager(UserManager):
@@ -16,24 +17,27 @@ class User(AbstractUser):
     """A player or an admin."""
 
     email_on_turn = models.BooleanField(
-        "email me when it is my turn",
+        _("email me when it is my turn"),
         default=False,
-        help_text="At most one email per game and turn.",
+        help_text=_("At most one email per game and turn."),
     )
 
     daily_digest = models.BooleanField(
-        "one email a day instead",
+        _("one email a day instead"),
         default=False,
-        help_text="A daily list of the games waiting for you, instead of one email per turn.",
+        help_text=_("A daily list of the games waiting for you, instead of one email per turn."),
     )
     email_reminders = models.BooleanField(
-        "deadline reminders",
+        _("deadline reminders"),
         default=True,
-        help_text="One email when a fifth of your time to move is left.",
+        help_text=_("One email when a fifth of your time to move is left."),
     )
 
     suspended_until = models.DateTimeField(
-        null=True, blank=True, help_text="suspended until then (far future: for good)"
+        _("suspended until"),
+        null=True,
+        blank=True,
+        help_text=_("suspended until then (far future: for good)"),
     )
 
     objects = CaseInsensitiveUserManager()
@@ -92,9 +96,9 @@ class ApiToken(models.Model):
     """
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=60)
+    name = models.CharField(_("name"), max_length=60)
     digest = models.CharField(max_length=64, unique=True, editable=False)
-    hint = models.CharField(max_length=12, editable=False, help_text="the token's first letters")
+    hint = models.CharField(max_length=12, editable=False, help_text=_("the token's first letters"))
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
@@ -118,8 +122,8 @@ class Holiday(models.Model):
     """An away period in whole days (UTC): the player's deadlines pause during it."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="holidays")
-    start = models.DateField(help_text="first day away")
-    end = models.DateField(help_text="last day away")
+    start = models.DateField(_("start"), help_text=_("first day away"))
+    end = models.DateField(_("end"), help_text=_("last day away"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

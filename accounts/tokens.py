@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import RateLimited
@@ -38,16 +39,16 @@ def bearer_token(request) -> str | None:
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, raw = header.partition(" ")
+    scheme, _space, raw = header.partition(" ")
     if scheme.lower() != "bearer" or not raw.strip():
-        raise BadToken("The Authorization header is 'Bearer <token>'.")
+        raise BadToken(gettext("The Authorization header is 'Bearer <token>'."))
     return raw.strip()
 
 
 def user_for_token(raw: str):
     token = ApiToken.objects.select_related("user").filter(digest=hash_token(raw)).first()
     if token is None or not token.user.is_active or token.user.is_suspended:
-        raise BadToken("This API token is unknown or revoked.")
+        raise BadToken(gettext("This API token is unknown or revoked."))
     # One write a minute at most: a bot polling every second must not hammer the table.
     now = timezone.now()
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:

@@ -3,6 +3,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -22,7 +23,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="accounts.backends.SuspensionAwareBackend")
-        messages.success(request, f"Welcome aboard, {user.username}!")
+        messages.success(request, _("Welcome aboard, %(name)s!") % {"name": user.username})
         return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
 
@@ -33,9 +34,9 @@ def preferences(request):
     form = PreferencesForm(request.POST, instance=request.user)
     if form.is_valid():
         form.save()
-        messages.success(request, "Preferences saved.")
+        messages.success(request, _("Preferences saved."))
     else:
-        messages.error(request, "Not saved: " + form.errors.as_text())
+        messages.error(request, _("Not saved: %(errors)s") % {"errors": form.errors.as_text()})
     return redirect("profile", username=request.user.username)
 
 
@@ -45,7 +46,9 @@ def preferences(request):
 def create_token(request):
     form = TokenForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "A token needs a name of at most 60 characters.")
+        max_length = TokenForm.base_fields["name"].max_length
+        message = _("A token needs a name of at most %(max)d characters.") % {"max": max_length}
+        messages.error(request, message)
         return redirect("profile", username=request.user.username)
     back = reverse("profile", args=[request.user.username])
     try:
@@ -63,7 +66,7 @@ def create_token(request):
 def revoke_token(request, pk):
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.delete()
-    messages.success(request, f"Token “{token.name}” revoked.")
+    messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
     return redirect("profile", username=request.user.username)
 
 
@@ -72,14 +75,15 @@ def revoke_token(request, pk):
 def declare_holiday(request):
     form = HolidayForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give the first and the last day away.")
+        messages.error(request, _("Give the first and the last day away."))
     else:
         try:
             do_declare_holiday(request.user, form.cleaned_data["start"], form.cleaned_data["end"])
         except ServiceError as error:
             messages.error(request, error.message)
         else:
-            messages.success(request, "Holiday declared: your deadlines pause while you are away.")
+            message = _("Holiday declared: your deadlines pause while you are away.")
+            messages.success(request, message)
     return redirect("profile", username=request.user.username)
 
 

@@ -9,27 +9,36 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from shanghaien.lib.db import AppendOnlyModel
 
 from . import rules
 
-DAYS_PER_MOVE_CHOICES = [(d, f"{d} day" if d == 1 else f"{d} days") for d in (1, 2, 3, 5, 7, 14)]
+
+def _days(n: int) -> str:
+    return ngettext("%(n)d day", "%(n)d days", n) % {"n": n}
+
+
+# Lazy: each label is translated when shown, in the language of the request.
+DAYS_PER_MOVE_CHOICES = [(d, lazy(_days, str)(d)) for d in (1, 2, 3, 5, 7, 14)]
 
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        ACTIVE = "active"
-        FINISHED = "finished"
-        ABORTED = "aborted"
-        ANNULLED = "annulled"
+        ACTIVE = "active", _("Active")
+        FINISHED = "finished", _("Finished")
+        ABORTED = "aborted", _("Aborted")
+        ANNULLED = "annulled", _("Annulled")
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
-    extra_wild = models.BooleanField("extra wild card variant", default=False)
+    extra_wild = models.BooleanField(_("extra wild card variant"), default=False)
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
-    rated = models.BooleanField(default=True, help_text="the result changes both ratings")
-    version = models.PositiveIntegerField(default=0, help_text="seq of the last event")
-    state = models.JSONField(help_text="snapshot: the fold of the event log (holds secrets)")
+    rated = models.BooleanField(default=True, help_text=_("the result changes both ratings"))
+    version = models.PositiveIntegerField(default=0, help_text=_("seq of the last event"))
+    state = models.JSONField(help_text=_("snapshot: the fold of the event log (holds secrets)"))
     round = models.PositiveSmallIntegerField(default=1)
     to_move = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -37,7 +46,7 @@ class Game(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="the player whose turn it is",
+        help_text=_("the player whose turn it is"),
     )
     winner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -52,9 +61,9 @@ class Game(models.Model):
     turn_number = models.PositiveIntegerField(default=0)
     turn_started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(
-        null=True, blank=True, help_text="before holidays of the player to move are added"
+        null=True, blank=True, help_text=_("before holidays of the player to move are added")
     )
-    extended = models.BooleanField(default=False, help_text="an extra day was granted this turn")
+    extended = models.BooleanField(default=False, help_text=_("an extra day was granted this turn"))
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
@@ -74,7 +83,6 @@ class Game(models.Model):
         return rules.state_from_json(self.state)
 
 
-
 class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     user = models.ForeignKey(
@@ -86,7 +94,7 @@ class Seat(models.Model):
     # holds while an open socket renews socket_seen_at (services.SOCKET_LEASE).
     open_sockets = models.SmallIntegerField(default=0)
     socket_seen_at = models.DateTimeField(
-        null=True, blank=True, help_text="when an open game socket last said it was alive"
+        null=True, blank=True, help_text=_("when an open game socket last said it was alive")
     )
 
     class Meta:
@@ -107,7 +115,7 @@ class Event(AppendOnlyModel):
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=30)
     payload = models.JSONField()
-    seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="who caused it")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("who caused it"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -128,7 +136,7 @@ class Command(models.Model):
     seat = models.PositiveSmallIntegerField()
     client_id = models.CharField(max_length=64)
     command = models.JSONField()
-    version = models.PositiveIntegerField(help_text="the game's version after the command")
+    version = models.PositiveIntegerField(help_text=_("the game's version after the command"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -142,10 +150,10 @@ class Command(models.Model):
 
 class Invitation(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open"
-        ACCEPTED = "accepted"
-        DECLINED = "declined"
-        CANCELLED = "cancelled"
+        OPEN = "open", _("Open")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+        CANCELLED = "cancelled", _("Cancelled")
 
     from_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"
@@ -156,11 +164,11 @@ class Invitation(models.Model):
         blank=True,
         on_delete=models.CASCADE,
         related_name="invitations_received",
-        help_text="empty: an open invitation anyone may accept",
+        help_text=_("empty: an open invitation anyone may accept"),
     )
-    extra_wild = models.BooleanField("extra wild card variant", default=False)
+    extra_wild = models.BooleanField(_("extra wild card variant"), default=False)
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
-    rated = models.BooleanField(default=True, help_text="a rated game, or a casual one")
+    rated = models.BooleanField(default=True, help_text=_("a rated game, or a casual one"))
     message = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     game = models.OneToOneField(
@@ -194,16 +202,16 @@ class Notification(models.Model):
     """
 
     class Kind(models.TextChoices):
-        TURN = "turn", "your turn"
-        REMINDER = "reminder", "deadline reminder"
-        TIMEOUT = "timeout", "game lost or won on time"
-        INVITATION = "invitation", "invitation received"
-        DIGEST = "digest", "daily digest"
+        TURN = "turn", _("your turn")
+        REMINDER = "reminder", _("deadline reminder")
+        TIMEOUT = "timeout", _("game lost or won on time")
+        INVITATION = "invitation", _("invitation received")
+        DIGEST = "digest", _("daily digest")
 
     class Outcome(models.TextChoices):
-        SENT = "sent"
-        SKIPPED = "skipped", "skipped (no longer relevant)"
-        FAILED = "failed", "failed (gave up after the last attempt)"
+        SENT = "sent", _("Sent")
+        SKIPPED = "skipped", _("skipped (no longer relevant)")
+        FAILED = "failed", _("failed (gave up after the last attempt)")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
@@ -215,13 +223,13 @@ class Notification(models.Model):
     key = models.CharField(max_length=80)
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(
-        "done at",
+        _("done at"),
         null=True,
         blank=True,
-        help_text="when it was sent, skipped or given up; empty while it waits to be sent",
+        help_text=_("when it was sent, skipped or given up; empty while it waits to be sent"),
     )
     outcome = models.CharField(
-        max_length=20, blank=True, choices=Outcome.choices, help_text="empty while pending"
+        max_length=20, blank=True, choices=Outcome.choices, help_text=_("empty while pending")
     )
     # The database defaults let the previous release, still running during a deploy,
     # insert rows without knowing these columns.
@@ -230,16 +238,16 @@ class Notification(models.Model):
         blank=True,
         default="",
         db_default="",
-        help_text="why it was skipped, or the last send error",
+        help_text=_("why it was skipped, or the last send error"),
     )
     attempts = models.PositiveSmallIntegerField(
-        default=0, db_default=0, help_text="tries to send it"
+        default=0, db_default=0, help_text=_("tries to send it")
     )
     next_attempt_at = models.DateTimeField(
-        null=True, blank=True, help_text="after a failed try: not before this"
+        null=True, blank=True, help_text=_("after a failed try: not before this")
     )
     address = models.EmailField(
-        blank=True, default="", db_default="", help_text="the address it was last sent to"
+        blank=True, default="", db_default="", help_text=_("the address it was last sent to")
     )
 
     class Meta:

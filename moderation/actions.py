@@ -6,6 +6,8 @@ from django import forms
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from shanghaien.lib.errors import ServiceError
 
@@ -14,7 +16,10 @@ from .models import REASON_MAX
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), max_length=REASON_MAX, required=True
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=REASON_MAX,
+        required=True,
     )
 
 
@@ -31,9 +36,13 @@ def reasoned_action(
                 perform(obj, form.cleaned_data)
                 done += 1
             except ServiceError as error:
-                modeladmin.message_user(request, f"{obj}: {error.message}", messages.ERROR)
+                message = _("%(object)s: %(message)s") % {"object": obj, "message": error.message}
+                modeladmin.message_user(request, message, messages.ERROR)
         if done:
-            modeladmin.message_user(request, f"{title}: {done} done.", messages.SUCCESS)
+            message = ngettext("%(title)s: %(n)d done.", "%(title)s: %(n)d done.", done)
+            modeladmin.message_user(
+                request, message % {"title": title, "n": done}, messages.SUCCESS
+            )
         return None
     return TemplateResponse(
         request,

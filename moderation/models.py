@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.db import AppendOnlyModel
 
@@ -17,14 +18,15 @@ class AuditEntry(AppendOnlyModel):
     action = models.CharField(max_length=30)
     target_type = models.CharField(max_length=30)
     target_id = models.CharField(max_length=40)
-    target = models.CharField(max_length=200, help_text="the target as it was named then")
+    target = models.CharField(max_length=200, help_text=_("the target as it was named then"))
     reason = models.TextField()
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "audit log"
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit log")
 
     def __str__(self):
         return f"{self.moderator} {self.action} {self.target}"
@@ -32,8 +34,8 @@ class AuditEntry(AppendOnlyModel):
 
 class Report(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open"
-        RESOLVED = "resolved"
+        OPEN = "open", _("Open")
+        RESOLVED = "resolved", _("Resolved")
 
     reporter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made"

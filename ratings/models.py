@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from . import glicko2
 
@@ -22,7 +23,7 @@ class PlayerRating(models.Model):
     rating = models.FloatField(default=glicko2.DEFAULT_RATING)
     deviation = models.FloatField(default=glicko2.DEFAULT_DEVIATION)
     volatility = models.FloatField(default=glicko2.DEFAULT_VOLATILITY)
-    games = models.PositiveIntegerField(default=0, help_text="rated games played")
+    games = models.PositiveIntegerField(default=0, help_text=_("rated games played"))
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
@@ -55,9 +56,9 @@ class RatingChange(models.Model):
         null=True,
         on_delete=models.CASCADE,
         related_name="+",
-        help_text="who they played",
+        help_text=_("who they played"),
     )
-    score = models.FloatField(help_text="1 win, 0.5 draw, 0 loss")
+    score = models.FloatField(help_text=_("1 win, 0.5 draw, 0 loss"))
     rating_before = models.FloatField()
     deviation_before = models.FloatField()
     volatility_before = models.FloatField()

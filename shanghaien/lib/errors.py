@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from django.utils.translation import gettext as _
+
 
 class ServiceError(Exception):
     status = 400
@@ -48,7 +50,9 @@ class TooLarge(ServiceError):
     status = 413
 
     def __init__(self, limit: int):
-        super().__init__("too_large", f"The body is larger than {limit} bytes.")
+        super().__init__(
+            "too_large", _("The body is larger than %(limit)d bytes.") % {"limit": limit}
+        )
 
 
 class RateLimited(ServiceError):

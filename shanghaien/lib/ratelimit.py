@@ -44,7 +44,11 @@ class Limit:
         if used > self.count:
             opened = cache.get(f"{key}:opened", now)
             wait = max(1, math.ceil(opened + self.seconds - now))
-            raise RateLimited(f"{self.message} {try_again_in(wait)}", wait)
+            # Two sentences: the refusal, then when to try again.
+            message = gettext("%(refusal)s %(try_again)s")
+            raise RateLimited(
+                message % {"refusal": self.message, "try_again": try_again_in(wait)}, wait
+            )
 
 
 def duration(seconds: int) -> str:
