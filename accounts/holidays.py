@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from shanghaien.lib.errors import BadRequest, Conflict, NotFound
-from shanghaien.lib.input import parse_id
+from shanghaien.lib.db import locked_or_404
+from shanghaien.lib.errors import BadRequest, Conflict
 
 from .models import HOLIDAY_DAYS_PER_YEAR, Holiday, User
 
@@ -85,10 +85,10 @@ def do_declare_holiday(user, start, end, now=None) -> Holiday:
 
 def do_cancel_holiday(user, holiday_id, now=None) -> None:
     today = (now or timezone.now()).date()
-    pk = parse_id(holiday_id)
-    holiday = Holiday.objects.filter(pk=pk, user=user).first() if pk else None
-    if holiday is None:
-        raise NotFound("not_found", _("No such holiday."))
-    if holiday.start <= today:
-        raise Conflict("holiday_started", _("A holiday that has begun cannot be cancelled."))
-    holiday.delete()
+    with transaction.atomic():
+        holiday = locked_or_404(
+            Holiday.objects.filter(user=user), holiday_id, _("No such holiday.")
+        )
+        if holiday.start <= today:
+            raise Conflict("holiday_started", _("A holiday that has begun cannot be cancelled."))
+        holiday.delete()
