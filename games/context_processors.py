@@ -1,4 +1,8 @@
+from functools import cache
+
 from .models import Game
+from .rules.state import ROUNDS
+from .words import words_json
 
 
 def waiting_count(request):
@@ -11,3 +15,12 @@ def waiting_count(request):
             status=Game.Status.ACTIVE, to_move=user
         ).count()
     }
+
+
+def words(request):
+    """The game's words for the page's JavaScript, and the number of rounds.
+
+    ``words`` is a callable: a page that never reads it does not build it, and a page
+    that reads it often builds it once.
+    """
+    return {"words": cache(words_json), "ROUNDS": ROUNDS}

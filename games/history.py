@@ -15,7 +15,7 @@ from shanghaien.lib.errors import Conflict, Forbidden, NotFound
 from . import rules
 from .access import Seating
 from .models import Game
-from .narrate import event_line
+from .words import event_line, outcome_sentence
 
 EXPORT_FORMAT = "shanghaien-game"
 EXPORT_VERSION = 1
@@ -70,11 +70,15 @@ def replay(seating: Seating, as_player: str | None = None) -> dict:
                 "view": _without_moves(rules.player_view(state, side)),
             }
         )
+    players = {"me": names[side], "opponent": names[1 - side]}
+    result = steps[-1]["view"]["result"] if steps else None
     return {
         "id": game.pk,
         "status": game.status,
         "extra_wild": game.extra_wild,
-        "players": {"me": names[side], "opponent": names[1 - side]},
+        "players": players,
+        # the sentence under the finished steps, by name from either side
+        "outcome": outcome_sentence(result, players, watching=True) if result else None,
         "seats": [names[0], names[1]],
         "version": game.version,
         "rounds": rounds,

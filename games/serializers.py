@@ -11,7 +11,7 @@ from . import rules
 from .access import Seating, seating
 from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
-from .narrate import describe_events
+from .words import describe_events, outcome_sentence
 
 RECENT_COMMANDS = 6
 
@@ -44,6 +44,8 @@ def game_json(seating: Seating) -> dict:
     if watching:
         view["legal"] = []
     me, opponent = seating.me, seating.opponent
+    names = {"me": me.username, "opponent": opponent.username}
+    result = view["result"]
     return {
         "id": game.pk,
         "version": game.version,
@@ -53,7 +55,8 @@ def game_json(seating: Seating) -> dict:
         "rated": game.rated,
         "ratings": game_ratings(game, me.pk, opponent.pk),
         "watching": watching,
-        "players": {"me": me.username, "opponent": opponent.username},
+        "players": names,
+        "outcome": outcome_sentence(result, names, watching) if result else None,
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "recent": recent_actions(game, side),

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
@@ -24,7 +25,7 @@ from .models import Game
 from .rules.bots import GIVING_UP
 from .serializers import game_json, game_summary
 from .services import commands, invitations
-from .text import describe_command
+from .words import card_label, describe_command, nation_name
 
 
 def home(request):
@@ -52,7 +53,8 @@ def finished(request):
 def invite(request):
     form = InvitationForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The invitation was not sent: " + form.errors.as_text())
+        errors = form.errors.as_text()
+        messages.error(request, _("The invitation was not sent: %(errors)s") % {"errors": errors})
         return redirect("home")
     try:
         invitations.do_invite(
@@ -67,7 +69,7 @@ def invite(request):
     except ServiceError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, "Invitation sent.")
+        messages.success(request, _("Invitation sent."))
     return redirect("home")
 
 
@@ -88,7 +90,8 @@ def answer_invitation(request, pk, answer):
         return redirect("home")
     if answer == "accept":
         return redirect("game", pk=result.pk)
-    messages.success(request, f"Invitation {result.status}.")
+    done = {"decline": _("Invitation declined."), "cancel": _("Invitation cancelled.")}
+    messages.success(request, done[answer])
     return redirect("home")
 
 
@@ -113,6 +116,13 @@ def game(request, pk):
         "endings": endings,
         "client_id": uuid.uuid4(),
         "rows": _board_rows(view),
+        "nation_rows": [
+            {**row, "name": nation_name(row["nation"])} for row in view["score_table"]["nations"]
+        ],
+        "last_round_cards": [
+            {**c, "card_label": card_label(c["card"])}
+            for c in (view["last_round"] or {}).get("cards", [])
+        ],
     }
     return render(request, "games/game.html", context)
 
@@ -159,16 +169,8 @@ def _timeline_by_round(steps: list[dict]) -> list[dict]:
 def _board_rows(view: dict) -> list[dict]:
     rows = []
     for slot in view["tavern"]:
-        rows.append({**slot, "card_label": _card_label(slot["card"])})
+        rows.append({**slot, "card_label": card_label(slot["card"])})
     return rows
-
-
-def _card_label(card: dict | None) -> str:
-    if card is None:
-        return "—"
-    if card["kind"] == "sailor":
-        return f"{card['nation'].title()} {card['value']}"
-    return f"Trick: 2 Sailors / {describe_command({'type': 'trick', 'half': card['action']})}"
 
 
 @login_required
@@ -179,7 +181,7 @@ def play(request, pk):
         command = parse_json(request.POST.get("command", ""))
         expected = int(request.POST.get("expected_version", ""))
     except (ServiceError, ValueError):
-        messages.error(request, "That move could not be read; please try again.")
+        messages.error(request, _("That move could not be read; please try again."))
         return redirect("game", pk=pk)
     try:
         commands.do_command(pk, request.user, command, expected, request.POST.get("client_id"))

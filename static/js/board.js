@@ -13,6 +13,7 @@ import {
   statusHtml,
   tavernHtml,
 } from "./board-render.js";
+import { esc, html, raw, t } from "./words.js";
 
 const root = document.getElementById("board");
 const initial = JSON.parse(document.getElementById("game-data").textContent);
@@ -26,6 +27,7 @@ const ui = {
   overview: null, // id of the open overview window
   pinned: false, // opened by a click or tap (stays) rather than by hover
   alert: "",
+  offline: false, // the alert says the socket is down; it goes when the socket is back
 };
 
 function render() {
@@ -52,10 +54,12 @@ function paint() {
   root.dataset.connection = ui.connection; // connecting, open or closed
   root.innerHTML = `
     <header class="board-head">
-      <h1><span class="me">${escapeName(game.players.me)}</span> vs
-        <span class="opponent">${escapeName(game.players.opponent)}</span></h1>
+      <h1>${html("status.heading", {
+        me: raw(`<span class="me">${esc(game.players.me)}</span>`),
+        opponent: raw(`<span class="opponent">${esc(game.players.opponent)}</span>`),
+      })}</h1>
       <div class="status" role="status" aria-live="polite">${statusHtml(game, ui)}</div>
-      <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${escapeName(ui.alert)}</p>
+      <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
     </header>
     ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
     ${view.status === "finished" ? "" : tavernHtml(game)}
@@ -67,29 +71,26 @@ function paint() {
     ${recentHtml(game)}`;
 }
 
-function escapeName(text) {
-  const span = document.createElement("span");
-  span.textContent = text;
-  return span.innerHTML;
-}
-
 // -- talking to the server ---------------------------------------------------------------
 
-const NOT_CONNECTED = "Not connected: reconnecting;";
+function showAlert(text, offline = false) {
+  ui.alert = text;
+  ui.offline = offline;
+}
 
-// Whether the socket can take a message now; if not, the alert says what to do.
+// Whether the socket can take a message now; if not, the alert (`advice`) says what to do.
 function connected(advice) {
   if (ui.socket && ui.socket.readyState === WebSocket.OPEN) return true;
-  ui.alert = `${NOT_CONNECTED} ${advice}`;
+  showAlert(advice, true);
   render();
   return false;
 }
 
 function send(command) {
-  if (!connected("please try again in a moment.")) return;
+  if (!connected(t("alerts.offline_move"))) return;
   const clientId = crypto.randomUUID();
   ui.pending = clientId;
-  ui.alert = "";
+  showAlert("");
   ui.chooser = null;
   ui.socket.send(JSON.stringify({
     type: "command", command, expected_version: ui.game.version, client_id: clientId,
@@ -113,7 +114,7 @@ function onMessage(message, socket) {
     if (message.version > ui.game.version) return; // the new state is on its way
   } else if (message.type === "error") {
     if (message.client_id && message.client_id === ui.pending) ui.pending = null;
-    ui.alert = message.message;
+    showAlert(message.message);
     if (message.code === "stale_version") socket.send(JSON.stringify({ type: "sync" }));
   }
   render();
@@ -122,7 +123,7 @@ function onMessage(message, socket) {
 function onStatus(status, socket) {
   ui.connection = status;
   ui.socket = status === "open" ? socket : null;
-  if (status === "open" && ui.alert.startsWith(NOT_CONNECTED)) ui.alert = "";
+  if (status === "open" && ui.offline) showAlert("");
   if (status !== "open" && ui.pending) {
     // The answer may be lost; the state sent on reconnect shows whether the move landed.
     ui.pending = null;
@@ -140,7 +141,7 @@ async function post(path, data = {}) {
   });
   const body = await response.json();
   if (!response.ok) {
-    ui.alert = body.error?.message ?? "That did not work.";
+    showAlert(body.error?.message ?? t("alerts.failed"));
     render();
     return null;
   }
@@ -181,13 +182,13 @@ root.addEventListener("click", (event) => {
     return;
   }
   if (data.reportGame !== undefined || data.reportMessage) {
-    const reason = window.prompt("What should the moderators look at?");
+    const reason = window.prompt(t("prompts.report"));
     if (!reason || !reason.trim()) return;
     const target = data.reportMessage
       ? { message: Number(data.reportMessage) } : { game: Number(root.dataset.gameId) };
     post("/api/reports/", { ...target, reason }).then((body) => {
       if (body) {
-        ui.alert = "Thank you: the moderators will look at it.";
+        showAlert(t("alerts.reported"));
         render();
       }
     });
@@ -200,9 +201,9 @@ root.addEventListener("click", (event) => {
       if (body) window.location.assign(`/games/${body.game}/`);
     });
   } else if (data.action === "resign") {
-    if (window.confirm("Resign this game? Your opponent wins.")) send({ type: "resign" });
+    if (window.confirm(t("prompts.resign"))) send({ type: "resign" });
   } else if (data.action === "abort") {
-    if (window.confirm("Abort this game? It ends without a result.")) send({ type: "abort" });
+    if (window.confirm(t("prompts.abort"))) send({ type: "abort" });
   } else if (data.action) {
     send({ type: data.action });
   } else if (data.oneAt) {
@@ -231,7 +232,7 @@ root.addEventListener("submit", (event) => {
   event.preventDefault();
   const input = event.target.querySelector("input");
   const text = input.value.trim();
-  if (!text || !connected("your message is kept: send it again in a moment.")) return;
+  if (!text || !connected(t("alerts.offline_chat"))) return;
   ui.socket.send(JSON.stringify({ type: "chat", text }));
   input.value = "";
 });

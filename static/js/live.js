@@ -1,5 +1,7 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
 // for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
+import { t } from "./words.js";
+
 const RETRY_MAX_MS = 30000;
 
 function socketUrl(path) {
@@ -27,10 +29,15 @@ export function keepOpen(path, onMessage, onStatus = () => {}) {
   open();
 }
 
-const baseTitle = document.title.replace(/^\(\d+\) Your turn · /, "");
+// The title's "(2) Your turn · " in front of the page's own title, as the server wrote it.
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const waitingPrefix = new RegExp(
+  "^" + escapeRegExp(t("title.waiting", { count: "\u0000" })).replace("\u0000", "\\d+"),
+);
+const baseTitle = document.title.replace(waitingPrefix, "");
 
 function showWaiting(count) {
-  document.title = count > 0 ? `(${count}) Your turn · ${baseTitle}` : baseTitle;
+  document.title = count > 0 ? t("title.waiting", { count }) + baseTitle : baseTitle;
 }
 
 async function refreshLobby() {

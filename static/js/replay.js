@@ -1,17 +1,17 @@
 // The replay: one board per event of the game, fetched once from
 // /api/games/<id>/replay/ and drawn with the live board's own rendering (board-render.js).
 import {
-  esc,
   resultHtml,
   roundEndHtml,
   scoreTableHtml,
   showsRoundEnd,
   tavernHtml,
 } from "./board-render.js";
+import { esc, html, t } from "./words.js";
 
 const root = document.getElementById("replay");
 const config = JSON.parse(document.getElementById("replay-config").textContent);
-const ui = { steps: [], rounds: [], index: 0, overview: null, playing: null };
+const ui = { steps: [], rounds: [], outcome: null, index: 0, overview: null, playing: null };
 
 function gameAt(step) {
   // The shape the board's renderers expect, seen as a watcher (no controls, no clock).
@@ -25,24 +25,22 @@ function rollHtml(view) {
   if (!view.roll) return "";
   const who = view.roll.by === "me" ? config.players.me : config.players.opponent;
   const dice = view.roll.dice
-    .map((v) => `<span class="die big ${view.roll.by}" role="img" aria-label="a die showing ${v}">${v}</span>`)
+    .map((v) => `<span class="die big ${view.roll.by}" role="img" aria-label="${html("cards.a_die", { value: v })}">${v}</span>`)
     .join("");
-  return `<div class="rolled replay-roll" aria-label="${esc(who)}'s roll"><span class="label">${esc(who)}'s roll:</span> ${dice}</div>`;
+  const label = t("controls.their_roll", { name: who });
+  return `<div class="rolled replay-roll" aria-label="${esc(label)}"><span class="label">${html("label", { label })}</span> ${dice}</div>`;
 }
 
+// Where the game stands, in words (plain text); a finished game's sentence is the server's.
 function situation(view) {
   const names = config.players;
-  if (view.status === "finished") {
-    const r = view.result;
-    if (r.reason === "aborted") return "Game aborted: no result.";
-    if (r.reason === "annulled") return "Game annulled by a moderator: no result.";
-    const who = r.winner === "me" ? `${names.me} won` : r.winner === "opponent" ? `${names.opponent} won` : "A draw";
-    const how = r.reason === "completed" ? "" : ` (${r.reason === "resignation" ? "by resignation" : r.reason})`;
-    return `Game over: ${who}${how}, ${r.me.total} : ${r.opponent.total}.`;
-  }
+  if (view.status === "finished") return ui.outcome ?? "";
   if (view.round === 0 || view.turn === null) return "";
   const mover = view.turn === "me" ? names.me : names.opponent;
-  return `Round ${view.round} of ${view.rounds} · ${mover} to move`;
+  return [
+    t("status.round", { round: view.round, rounds: view.rounds }),
+    t("status.to_move", { name: mover }),
+  ].join(t("status.separator"));
 }
 
 function controlsHtml() {
@@ -50,18 +48,22 @@ function controlsHtml() {
   const at = ui.index;
   const current = ui.rounds.filter((r) => r.step <= at).pop();
   const rounds = ui.rounds.map((r) => `<button type="button" class="round-jump${current === r ? " current" : ""}"
-      data-jump="${r.step}" aria-label="Jump to round ${r.round}"${current === r ? ' aria-current="step"' : ""}>${r.round}</button>`).join("");
-  return `<div class="replay-controls" role="group" aria-label="Step through the game">
-      <button type="button" data-go="first" ${at === 0 ? "disabled" : ""} aria-label="First step">« First</button>
-      <button type="button" data-go="back" ${at === 0 ? "disabled" : ""} aria-label="One step back">◀ Back</button>
-      <button type="button" data-go="play" aria-label="${ui.playing ? "Pause" : "Play"}">${ui.playing ? "❚❚ Pause" : "▶ Play"}</button>
-      <button type="button" data-go="forward" ${at === last ? "disabled" : ""} aria-label="One step forward">Forward ▶</button>
-      <button type="button" data-go="last" ${at === last ? "disabled" : ""} aria-label="Last step">Last »</button>
-      <label class="scrub"><span class="visually-hidden">Step</span>
+      data-jump="${r.step}" aria-label="${html("replay.jump", { round: r.round })}"${current === r ? ' aria-current="step"' : ""}>${r.round}</button>`).join("");
+  const button = (go, disabled, text, label) => `<button type="button" data-go="${go}" ${disabled ? "disabled" : ""}
+      aria-label="${esc(label)}">${esc(text)}</button>`;
+  const play = ui.playing ? button("play", false, t("replay.pause"), t("replay.pause_label"))
+    : button("play", false, t("replay.play"), t("replay.play_label"));
+  return `<div class="replay-controls" role="group" aria-label="${esc(t("replay.label"))}">
+      ${button("first", at === 0, t("replay.first"), t("replay.first_label"))}
+      ${button("back", at === 0, t("replay.back"), t("replay.back_label"))}
+      ${play}
+      ${button("forward", at === last, t("replay.forward"), t("replay.forward_label"))}
+      ${button("last", at === last, t("replay.last"), t("replay.last_label"))}
+      <label class="scrub"><span class="visually-hidden">${esc(t("replay.step"))}</span>
         <input type="range" min="1" max="${last + 1}" value="${at + 1}" data-scrub></label>
-      <span class="step-count">Step ${at + 1} of ${last + 1}</span>
+      <span class="step-count">${html("replay.step_of", { step: at + 1, steps: last + 1 })}</span>
     </div>
-    <div class="round-jumps" role="group" aria-label="Rounds"><span>Rounds:</span> ${rounds}</div>`;
+    <div class="round-jumps" role="group" aria-label="${esc(t("replay.rounds"))}"><span>${html("label", { label: t("replay.rounds") })}</span> ${rounds}</div>`;
 }
 
 function paint() {
@@ -171,15 +173,16 @@ window.addEventListener("hashchange", () => {
 });
 
 async function load() {
-  root.innerHTML = `<p class="loading">Loading the game…</p>`;
+  root.innerHTML = `<p class="loading">${esc(t("replay.loading"))}</p>`;
   try {
     const response = await fetch(config.source, { headers: { Accept: "application/json" } });
     const body = await response.json();
-    if (!response.ok) throw new Error(body.error?.message || `error ${response.status}`);
+    if (!response.ok) throw new Error(body.error?.message || t("replay.error", { status: response.status }));
     ui.steps = body.steps;
     ui.rounds = body.rounds;
+    ui.outcome = body.outcome ?? null; // the sentence of a finished game's last steps
   } catch (error) {
-    root.innerHTML = `<p class="alert" role="alert">The replay could not be loaded: ${esc(error.message)}</p>`;
+    root.innerHTML = `<p class="alert" role="alert">${html("replay.failed", { error: error.message })}</p>`;
     return;
   }
   // A finished game starts at its beginning; a game in progress at where it stands now.

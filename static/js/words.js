@@ -1,0 +1,37 @@
+// The game's words in the page's language, read once from the JSON the server puts in
+// <script type="application/json" id="words"> (games/words_js.py). Every text the board,
+// the replay and the title show comes from here.
+const source = document.getElementById("words");
+export const WORDS = source ? JSON.parse(source.textContent) : {};
+export const NATIONS = WORDS.nations ?? {};
+export const ACTIONS = WORDS.actions ?? {};
+export const DIRECTIONS = WORDS.directions ?? {};
+
+const HTML_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export const esc = (value) => String(value ?? "").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+const pluralRules = new Intl.PluralRules(WORDS.language || "en");
+
+// The template at a dotted key; a count ({n}) picks the form of its number.
+function template(key, params) {
+  let entry = key.split(".").reduce((node, part) => node?.[part], WORDS);
+  if (entry && typeof entry === "object") entry = entry[pluralRules.select(params.n ?? 0)] ?? entry.other;
+  return typeof entry === "string" ? entry : key; // a missing word shows its key, not a crash
+}
+
+function fill(text, params, value) {
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? value(params[name]) : whole));
+}
+
+// The text at `key` with its {placeholders} filled in: plain text, to be escaped for HTML.
+export function t(key, params = {}) {
+  return fill(template(key, params), params, String);
+}
+
+// A value the html function below puts in as it is, because it is HTML already.
+export const raw = (markup) => ({ html: markup });
+
+// The text at `key` as HTML: the words and every value escaped, but those wrapped in raw().
+export function html(key, params = {}) {
+  return fill(esc(template(key, params)), params, (v) => (v && v.html !== undefined ? v.html : esc(v)));
+}
