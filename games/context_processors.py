@@ -2,7 +2,7 @@ from functools import cache
 
 from .models import Game
 from .rules.state import ROUNDS
-from .words import words_json
+from .words_js import words_json
 
 
 def waiting_count(request):

@@ -3,7 +3,7 @@
 Every sentence a player reads about the game comes from here and goes through Django's
 translation functions. Placeholders are named and %-style, so a translation may put them
 in any order. Server-rendered pages call these functions; the board's JavaScript gets the
-same words, in the active language, from ``words_json()``.
+same words, in the active language, from ``words_js.words_json()``.
 
 Nothing here is evaluated at import: each function asks for the words of the language
 active when it is called.
@@ -300,16 +300,3 @@ def outcome_sentence(result: dict, names: dict, watching: bool) -> str:
         **parts,
         "how": how_won(reason),
     }
-
-
-# -- for the JavaScript --------------------------------------------------------------------
-
-
-def words_json() -> dict:
-    """Every word and sentence template the board's JavaScript shows, in the active language.
-
-    Placeholders are written ``{name}`` for the JavaScript to fill; see ``words_js``.
-    """
-    from .words_js import js_words
-
-    return js_words()

@@ -29,7 +29,8 @@ def _count(forms) -> dict:
     return {"one": _js(forms(1)), "other": _js(forms(2))}
 
 
-def js_words() -> dict:
+def words_json() -> dict:
+    """Every word and sentence template the board's JavaScript shows, in the active language."""
     nations, codes = words.nation_names(), words.nation_codes()
     giving_up = {kind: words.describe_command({"type": kind}) for kind in ("resign", "abort")}
     return {

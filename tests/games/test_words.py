@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from games import rules, words
+from games import rules, words, words_js
 from games.rules.state import ROUNDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,7 +186,7 @@ def test_the_javascript_asks_only_for_words_by_their_literal_key():
 
 
 def test_every_word_the_javascript_asks_for_exists():
-    table = json.loads(json.dumps(words.words_json()))  # JSON-safe
+    table = json.loads(json.dumps(words_js.words_json()))  # JSON-safe
     missing = []
     for key, script in sorted(keys_asked_for().items()):
         try:
@@ -205,7 +205,7 @@ def test_every_word_the_javascript_asks_for_exists():
 
 
 def test_the_javascript_tables_cover_the_rules():
-    table = words.words_json()
+    table = words_js.words_json()
     assert list(table["nations"]) == list(rules.NATIONS)
     assert all(said(n["name"]) and said(n["code"]) for n in table["nations"].values())
     assert set(table["actions"]) == {*rules.TRICK_ACTIONS, "wild"}
@@ -220,20 +220,20 @@ def test_the_words_for_the_javascript_have_only_brace_placeholders():
         elif isinstance(node, str):
             yield node
 
-    for text in strings(words.words_json()):
+    for text in strings(words_js.words_json()):
         assert "%(" not in text and "%%" not in text, text
-    assert words.words_json()["status"]["their_turn"] == "{name}'s turn"
-    assert words.words_json()["clock"]["days"] == {"one": "{n} day", "other": "{n} days"}
+    assert words_js.words_json()["status"]["their_turn"] == "{name}'s turn"
+    assert words_js.words_json()["clock"]["days"] == {"one": "{n} day", "other": "{n} days"}
 
 
 def test_another_language_is_served_without_errors():
     with translation.override("de"):
-        table = words.words_json()
+        table = words_js.words_json()
         assert table["language"] == "de"
         assert said(words.outcome_sentence(result("timeout", "me"), {"me": "a"}, False))
         assert said(words.describe_command({"type": "roll"}))
         assert all(said(words.card_name(card_id)) for card_id in rules.CARDS)
-    assert words.words_json()["language"] == "en"
+    assert words_js.words_json()["language"] == "en"
 
 
 # -- the pages -----------------------------------------------------------------------------
