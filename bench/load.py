@@ -24,14 +24,14 @@ import platform
 import random
 import secrets
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from tests.daphne import start_server  # noqa: E402 (found once ROOT is on the path)
 
 DB_NAME = "shanghaien_bench"
 PG_SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
@@ -63,39 +63,6 @@ def setup_django() -> None:
         cursor.execute(
             "CREATE TABLE IF NOT EXISTS bench_ping (id serial PRIMARY KEY, at timestamptz)"
         )
-
-
-def start_server(port: int) -> subprocess.Popen:
-    env = dict(os.environ)
-    log = ROOT / "bench" / "results" / "daphne.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "wb") as sink:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "bench.asgi:application",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz?skip=worker", timeout=2).read()
-            return proc
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()  # a server left running would answer the next run in its place
-                raise RuntimeError(f"Daphne did not start: see {log}") from None
-            time.sleep(0.2)
 
 
 def rss_kib(pid: int) -> int:
@@ -334,13 +301,14 @@ def main() -> None:
 
     fresh_database()
     setup_django()
-    proc = None
+    servers = None
     if args.url:
         base, pid = args.url.rstrip("/"), None
     else:
         port = 8765
-        proc = start_server(port)
-        base, pid = f"http://127.0.0.1:{port}", proc.pid
+        log = ROOT / "bench" / "results" / "daphne.log"
+        servers = start_server("bench.asgi:application", port=port, log=log)
+        base, pid = f"http://127.0.0.1:{port}", servers.processes[0].pid
     try:
         rows = []
         for n in sizes:
@@ -352,12 +320,8 @@ def main() -> None:
             cookie = make_games(1, "idle")[0][1]
             memory = asyncio.run(idle_memory(base, pid, cookie, args.idle))
     finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        if servers is not None:
+            servers.stop()
 
     print(
         f"\nPython {platform.python_version()}, {os.cpu_count()} cores; one Daphne process, "

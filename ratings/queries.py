@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.db.models import BooleanField, Case, Q, Value, When
 from django.utils import timezone
 
-
 from .chart import rating_chart
 from .models import PROVISIONAL_DEVIATION, PlayerRating, RatingChange
 

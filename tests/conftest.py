@@ -8,13 +8,13 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from .helpers.clock import START
+from .helpers.db import uses_postgres
+from .helpers.sockets import ORIGIN, communicator, session_cookie
+
 # Servers and scripts that tests start share this process's key (sessions made here must
 # hold there); outside a test run, settings refuse to start without one.
 os.environ.setdefault("DJANGO_SECRET_KEY", settings.SECRET_KEY)
-
-
-def uses_postgres() -> bool:
-    return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
 @pytest.fixture(scope="session")
@@ -64,12 +64,20 @@ def fresh_rate_limits():
     cache.clear()
 
 
+def is_transactional(request) -> bool:
+    """Whether the test runs on a transactional database (no transaction around it)."""
+    marker = request.node.get_closest_marker("django_db")
+    return "transactional_db" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+
+
 @pytest.fixture(autouse=True)
 def event_log_equals_snapshot(request):
     """After every database test: each game's snapshot equals the fold of its event log."""
     marker = request.node.get_closest_marker("django_db")
     names = request.fixturenames
-    if "transactional_db" in names or (marker and marker.kwargs.get("transaction")):
+    if is_transactional(request):
         request.getfixturevalue("transactional_db")
     elif marker or "db" in names:
         request.getfixturevalue("db")
@@ -114,12 +122,90 @@ def game(players):
     return invitations.do_accept_invitation(invitation.pk, players["bernd"])
 
 
-def database_url() -> str:
-    """DATABASE_URL of the test database, for a server process started by a test."""
-    from django.db import connection
+@pytest.fixture
+def moderator(django_user_model):
+    """mia, staff and in the moderators' group (read back, as a request would load her)."""
+    from django.contrib.auth.models import Group
 
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db.get('PORT') or 5432}/{db['NAME']}"
+    from moderation.roles import MODERATORS
+
+    user = django_user_model.objects.create_user("mia", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=MODERATORS))
+    return django_user_model.objects.get(pk=user.pk)
+
+
+@pytest.fixture
+def mod_client(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+
+# -- sockets in the test process -------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def close_connections_as_in_production(request, monkeypatch):
+    """Channels' test communicator turns closing database connections around consumer
+    calls into a no-op while it sends or receives (for tests inside one transaction).
+    In a transactional test, consumers run their database work on the thread pool, so
+    without closing, every pool thread's connection would outlive its test and
+    PostgreSQL would refuse to drop the test database. Close them as a server does."""
+    if is_transactional(request):
+        import channels.testing.application
+        from django.db import close_old_connections
+
+        monkeypatch.setattr(channels.testing.application, "no_op", close_old_connections)
+
+
+@pytest.fixture
+def cookies(players):
+    """Session cookies by name, made beforehand: logging in is sync work."""
+    return {name: session_cookie(user) for name, user in players.items()}
+
+
+@pytest.fixture
+async def sockets(cookies):
+    """Opens sockets as the players; every socket is closed when the test ends."""
+    opened = []
+
+    async def open_socket(path, user=None, origin=ORIGIN):
+        socket = communicator(path, cookies[user.username] if user else None, origin)
+        connected, code = await socket.connect()
+        opened.append(socket)
+        return socket, connected, code
+
+    yield open_socket
+    for socket in opened:
+        await socket.disconnect()
+
+
+# -- the clock: days pass (time-machine) -------------------------------------------------
+
+
+@pytest.fixture
+def traveller():
+    import time_machine
+
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def clocked(traveller, players):
+    """A 5-days-per-move game between anna and bernd (with emails), started at START."""
+    from django.core import mail
+
+    from games.models import Notification
+    from games.services import invitations
+
+    for user in players.values():
+        user.email = f"{user.username}@example.org"
+        user.email_on_turn = True
+        user.save()
+    invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=5)
+    game = invitations.do_accept_invitation(invitation.pk, players["bernd"])
+    game.refresh_from_db()
+    mail.outbox.clear()
+    Notification.objects.all().delete()
+    return game

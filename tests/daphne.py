@@ -1,14 +1,18 @@
-"""Start real Daphne processes on the test database, for tests that need a server."""
+"""Start real Daphne processes: for tests that need a server, and for bench/load.py.
+
+Only the standard library here, so that the benchmark imports it without pytest or Django.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,63 +24,108 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def daphne_servers(database_url: str, count: int = 1, log: Path | None = None, **env):
-    """``count`` Daphne processes serving the site on ``database_url``; yields their URLs.
+class Servers:
+    """Daphne processes that serve: their URLs and processes. Leaving a ``with`` block
+    (or ``stop()``) stops each one."""
 
-    ``env`` adds to or overrides the environment (e.g. ``REDIS_URL``); ``log`` is a file
-    for the servers' output (kept for reading after a failure). Each process is stopped
-    when the block ends.
+    def __init__(self, urls: list[str], processes: list[subprocess.Popen]):
+        self.urls = urls
+        self.processes = processes
+
+    def __enter__(self) -> list[str]:
+        return self.urls
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def start_server(
+    app: str = "shanghaien.asgi:application",
+    *,
+    count: int = 1,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
+    ready: str = "/healthz?skip=worker",
+    port: int | None = None,
+    timeout: float = 30,
+) -> Servers:
+    """``count`` Daphne processes serving ``app`` on 127.0.0.1, each once ``ready`` answers.
+
+    ``env`` adds to or overrides this process's environment (e.g. ``DATABASE_URL``,
+    ``REDIS_URL``); ``log`` is a file for the servers' output, kept for reading after a
+    failure (without one, the output is kept only until the servers have started).
+    ``port`` fixes the port of a single process; otherwise each gets a free one.
+    If a process does not start, every process started is killed (a server left running
+    would answer the next run in its place) and RuntimeError tells what it said.
+
+        with start_server(env={"DATABASE_URL": url}) as (base_url,):
+            ...
     """
+    if port is not None and count != 1:
+        raise ValueError("a fixed port is for one process only")
     environment = {
         **os.environ,
-        "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": "shanghaien.settings",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        **env,
+        **(env or {}),
     }
-    procs, urls = [], []
-    with contextlib.ExitStack() as files:
-        out = files.enter_context(open(log, "wb")) if log else None
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+    processes, urls = [], []
+    # The servers write on copies of the file of their own: it may be closed here.
+    with open(log, "w+b") if log is not None else tempfile.TemporaryFile() as sink:
         try:
             for _ in range(count):
-                port = free_port()
-                command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-                procs.append(
+                chosen = port or free_port()
+                command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(chosen)]
+                processes.append(
                     subprocess.Popen(
-                        [*command, "shanghaien.asgi:application"],
+                        [*command, app],
                         cwd=ROOT,
                         env=environment,
-                        stdout=out or subprocess.DEVNULL,
-                        stderr=subprocess.STDOUT if out else subprocess.PIPE,
+                        stdout=sink,
+                        stderr=subprocess.STDOUT,
                     )
                 )
-                urls.append(f"http://127.0.0.1:{port}")
-            for url, proc in zip(urls, procs, strict=True):
-                _wait_until_serving(url, proc, log)
-            yield urls
-        finally:
-            _stop(procs)
+                urls.append(f"http://127.0.0.1:{chosen}")
+            deadline = time.monotonic() + timeout
+            for url, process in zip(urls, processes, strict=True):
+                if not _serves(url + ready, process, deadline):
+                    _kill(processes)
+                    sink.seek(0)
+                    said = sink.read().decode(errors="replace")
+                    where = f" (its output: {log})" if log else ""
+                    raise RuntimeError(f"Daphne did not start{where}: {said[-2000:]}")
+        except BaseException:
+            _kill(processes)
+            raise
+    return Servers(urls, processes)
 
 
-def _wait_until_serving(url: str, proc: subprocess.Popen, log: Path | None) -> None:
-    deadline = time.monotonic() + 30
+def _serves(url: str, process: subprocess.Popen, deadline: float) -> bool:
+    """Whether ``url`` answers before the process exits or the deadline passes."""
     while True:
         try:
-            urllib.request.urlopen(url + "/", timeout=2).read()
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                said = log.read_text() if log else proc.stderr.read().decode()
-                raise RuntimeError(f"Daphne did not start: {said[-2000:]}") from None
+            urllib.request.urlopen(url, timeout=2).read()
+            return True
+        except OSError:  # refused, not yet 200, or no answer in time
+            if process.poll() is not None or time.monotonic() > deadline:
+                return False
             time.sleep(0.2)
 
 
-def _stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+def _kill(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

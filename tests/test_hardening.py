@@ -19,7 +19,7 @@ from moderation.models import Report
 from moderation.services import do_suspend
 from shanghaien.lib.errors import Forbidden, RateLimited
 
-from .games.helpers import post
+from .helpers.games import post
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from games import jobs
 
-from .conftest import database_url
-from .daphne import daphne_servers
-from .realtime.conftest import session_cookie
+from .daphne import start_server
+from .helpers.db import database_url
+from .helpers.sockets import session_cookie
 
 
 def health(client, query=""):
@@ -111,7 +111,7 @@ def test_healthz_answers_while_sockets_are_open_on_the_redis_layer(game, players
     a probe on a process-local channel would queue behind for ever."""
     jobs.beat("test-worker")
     cookies = {name: session_cookie(players[name]) for name in ("anna", "bernd")}
-    with daphne_servers(database_url(), REDIS_URL=redis_url()) as (url,):
+    with start_server(env={"DATABASE_URL": database_url(), "REDIS_URL": redis_url()}) as (url,):
         ws = url.replace("http", "ws")
 
         async def hold_sockets_and_probe():

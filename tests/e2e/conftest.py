@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import database_url as test_database_url
-from ..daphne import daphne_servers
+from ..daphne import start_server
+from ..helpers.db import database_url as test_database_url
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the
 # live server fixtures are still synchronous and safe here.
@@ -73,7 +73,8 @@ def asgi_server(django_db_setup, django_db_blocker):
     """Daphne serving the site (HTTP and websockets) on the test database."""
     with django_db_blocker.unblock():
         database_url = test_database_url()
-    with daphne_servers(database_url, log=SCREENSHOTS.parent / "daphne.log") as (url,):
+    log = SCREENSHOTS.parent / "daphne.log"
+    with start_server(env={"DATABASE_URL": database_url}, log=log) as (url,):
         yield url
     with django_db_blocker.unblock():
         wait_for_server_sessions_to_end()

@@ -4,7 +4,7 @@ import pytest
 
 from games.models import Game
 from games.services import invitations
-from tests.games.helpers import play_on
+from tests.helpers.games import play_on
 
 from .helpers import in_thread, log_in_by_cookie
 

@@ -15,13 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-import channels.testing.application
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
-from django.db import close_old_connections
-from django.test import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,24 +45,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TIMEOUT = 10  # seconds for an answer that must come; only a failing run waits this long
 PUSHES = {"state", "chat", "chat_hidden"}  # what the game socket may send unasked
 OTHER_TYPES = ["ping", "Sync", "COMMAND", "", "state", "ack", "error", "chat_hidden", "hello"]
-
-
-@pytest.fixture(autouse=True)
-def close_connections_as_in_production(monkeypatch):
-    """As in tests/realtime/conftest.py: Channels' communicator keeps the connections of
-    the consumers' pool threads open (for tests inside one transaction); these tests are
-    transactional, and PostgreSQL cannot drop a test database with connections left."""
-    monkeypatch.setattr(channels.testing.application, "no_op", close_old_connections)
-
-
-@pytest.fixture
-def cookies(players):
-    cookies = {}
-    for name, user in players.items():
-        client = Client()
-        client.force_login(user)
-        cookies[name] = f"sessionid={client.cookies['sessionid'].value}"
-    return cookies
 
 
 class Games:

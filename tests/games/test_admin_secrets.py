@@ -16,22 +16,11 @@ from games.redaction import SECRET_FIELDS, redacted
 from games.services import endings
 from moderation.roles import MODERATORS
 
-from .helpers import play_on
+from ..helpers.games import play_on
 
 pytestmark = pytest.mark.django_db
 
 HIDDEN = "hidden until the game is over"
-
-
-@pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    # The counters live in the cache, which outlives a test: every test here invites
-    # bernd from anna again, and would soon be over the daily limit.
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture(params=["moderator", "superuser"])

@@ -7,8 +7,7 @@ from django.test import Client
 
 from games.models import Command, Event, Game
 
-from .conftest import on_turn
-from .helpers import command_body, post
+from ..helpers.games import command_body, on_turn, post
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,7 @@ import pytest
 
 from games.models import Game, Invitation
 
-from .conftest import on_turn
-from .helpers import command_body, post
+from ..helpers.games import command_body, on_turn, post
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +54,17 @@ def test_resigning_at_any_time_hands_the_win_to_the_opponent(game, clients):
     assert response.json()["view"]["result"]["winner"] == "opponent"
     mine = clients[name].get(f"/api/games/{game.pk}/").json()["view"]["result"]
     assert mine["winner"] == "me" and mine["reason"] == "resignation"
+
+
+def test_the_game_over_sentence_is_told_from_each_reader_s_side(game, clients):
+    assert clients["anna"].get(f"/api/games/{game.pk}/").json()["outcome"] is None
+    command(clients["bernd"], game, {"type": "resign"})
+    told = {n: clients[n].get(f"/api/games/{game.pk}/").json()["outcome"] for n in clients}
+    assert told["anna"].startswith("Game over: You won (by resignation)")
+    assert told["bernd"].startswith("Game over: anna won (by resignation)")
+    assert told["carl"].startswith("Game over: anna won")  # a watcher: by name
+    replay = clients["carl"].get(f"/api/games/{game.pk}/replay/").json()
+    assert replay["outcome"] == told["bernd"]
 
 
 def test_a_rematch_is_a_new_invitation_with_the_same_options(players, clients):

@@ -4,7 +4,7 @@ from games.access import seating
 from games.models import Event
 from games.services import commands, game_log
 
-from .conftest import on_turn
+from ..helpers.games import on_turn
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from games.rules.records import check_record
 from games.rules.records import main as check_file
 from games.services import commands
 
-from .helpers import assert_no_secrets, play_on
+from ..helpers.games import assert_no_secrets, play_on
 
 pytestmark = pytest.mark.django_db
 

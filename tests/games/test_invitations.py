@@ -2,7 +2,7 @@ import pytest
 
 from games.models import Invitation
 
-from .helpers import post
+from ..helpers.games import post
 
 pytestmark = pytest.mark.django_db
 

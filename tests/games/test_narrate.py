@@ -1,11 +1,11 @@
 import pytest
 
 from games.access import seating
-from games.narrate import describe_events
 from games.serializers import game_json
 from games.services import commands
+from games.words import describe_events
 
-from .conftest import on_turn
+from ..helpers.games import on_turn
 
 pytestmark = pytest.mark.django_db
 

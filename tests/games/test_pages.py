@@ -6,7 +6,7 @@ from django.test import Client
 from games.models import Game, Invitation
 from games.services import commands, invitations
 
-from .conftest import on_turn
+from ..helpers.games import on_turn
 
 pytestmark = pytest.mark.django_db
 

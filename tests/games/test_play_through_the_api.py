@@ -5,7 +5,7 @@ from django.test import Client
 
 from games.models import Event, Game
 
-from .helpers import play_to_the_end, post
+from ..helpers.games import play_to_the_end, post
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,7 @@ from django.test import Client
 
 from accounts.models import ApiToken
 
-from .conftest import on_turn
-from .helpers import command_body, post
+from ..helpers.games import command_body, on_turn, post
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from moderation.models import AuditEntry, Report
 from moderation.roles import MODERATORS, PERMISSIONS
 from shanghaien.lib.errors import Forbidden
 
-from .conftest import act
+from ..helpers.moderation import act
 
 pytestmark = pytest.mark.django_db
 

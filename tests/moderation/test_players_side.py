@@ -5,7 +5,7 @@ import pytest
 from games.models import ChatMessage
 from moderation.models import Report
 
-from ..games.helpers import post
+from ..helpers.games import post
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from games.serializers import game_json
 from games.services import commands
 from ratings.models import PlayerRating
 
-from .conftest import start_game
+from ..helpers.ratings import start_game
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from games.services import commands
 from ratings.models import PlayerRating, RatingChange
 from ratings.queries import ranking
 
-from .conftest import start_game
+from ..helpers.ratings import start_game
 
 pytestmark = pytest.mark.django_db
 

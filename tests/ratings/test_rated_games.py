@@ -14,8 +14,8 @@ from ratings import glicko2
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import apply_result
 
-from ..games.helpers import play_on
-from .conftest import simulate, start_game
+from ..helpers.games import play_on
+from ..helpers.ratings import simulate, start_game
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from games.models import Game, Invitation
 
-from ..games.helpers import command_body, post
+from ..helpers.games import command_body, post
 
 pytestmark = pytest.mark.django_db
 

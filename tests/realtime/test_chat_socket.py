@@ -2,10 +2,8 @@
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth.models import Group
 
 from moderation import services as moderation
-from moderation.roles import MODERATORS
 
 from .protocol import check
 
@@ -17,13 +15,6 @@ async def joined(sockets, game, user):
     assert ok
     assert check(await socket.receive_json_from(timeout=5))["type"] == "state"
     return socket
-
-
-@pytest.fixture
-def moderator(transactional_db, django_user_model):
-    user = django_user_model.objects.create_user("mia", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=MODERATORS))
-    return django_user_model.objects.get(pk=user.pk)
 
 
 async def test_chat_reaches_both_players_and_hidden_messages_are_withdrawn(

@@ -16,7 +16,7 @@ from games.services import commands
 from moderation.services import do_suspend
 from shanghaien.lib import sockets as sockets_lib
 
-from .conftest import communicator
+from ..helpers.sockets import communicator
 from .protocol import check
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,7 +101,7 @@ async def test_a_crashed_consumer_gives_its_lease_back_and_the_turn_email_goes_o
         return await receive(self, channel)
 
     monkeypatch.setattr(type(layer), "receive", receive_until_the_layer_fails)
-    socket = communicator(f"/ws/games/{game.pk}/", cookies[anna.pk])
+    socket = communicator(f"/ws/games/{game.pk}/", cookies[anna.username])
     connected, _ = await socket.connect()
     assert connected and (await socket.receive_json_from(timeout=5))["type"] == "state"
     assert await open_sockets(game, anna) == 1

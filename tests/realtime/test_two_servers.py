@@ -16,9 +16,9 @@ import websockets
 
 from accounts.models import ApiToken
 
-from ..conftest import database_url, uses_postgres
-from ..daphne import daphne_servers
-from .conftest import session_cookie
+from ..daphne import start_server
+from ..helpers.db import database_url, uses_postgres
+from ..helpers.sockets import session_cookie
 from .protocol import check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ pytestmark = [
 @pytest.fixture
 def servers(players):
     """Two Daphne processes on the test database; their URLs."""
-    with daphne_servers(database_url(), count=2) as urls:
+    with start_server(count=2, env={"DATABASE_URL": database_url()}) as urls:
         yield urls
 
 

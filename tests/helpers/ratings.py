@@ -1,16 +1,6 @@
+"""Rated games in tests: starting one, and the result the engine alone gives a seed."""
+
 import random
-
-import pytest
-from django.contrib.auth.models import Group
-
-from moderation.roles import MODERATORS
-
-
-@pytest.fixture
-def moderator(django_user_model):
-    user = django_user_model.objects.create_user("mia", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=MODERATORS))
-    return user
 
 
 def start_game(players, rated=True, rng=None, monkeypatch=None):

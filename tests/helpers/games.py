@@ -81,3 +81,11 @@ def play_to_the_end(clients: dict, game_id: int, seed: int = 0, max_commands: in
         assert response.status_code == 200, response.content
         assert_no_secrets(response.json())
     raise AssertionError("the game did not end")
+
+
+def on_turn(game, clients):
+    """(name of the player on turn, their client, the other's name)."""
+    game.refresh_from_db()
+    name = game.to_move.username
+    other = "bernd" if name == "anna" else "anna"
+    return name, clients[name], other

@@ -1,0 +1,66 @@
+"""Holidays: they pause the deadline, opponents see them, 30 days a calendar year."""
+
+import datetime as dt
+
+import pytest
+
+from accounts.holidays import do_declare_holiday
+from games.access import seating
+from games.clock import effective_deadline
+from games.serializers import game_json
+
+from ..helpers.clock import DAY, START, run_worker
+from ..helpers.games import post
+
+
+@pytest.mark.django_db
+def test_a_holiday_pauses_the_deadline(clocked, traveller):
+    mover = clocked.to_move
+    do_declare_holiday(mover, dt.date(2026, 3, 4), dt.date(2026, 3, 6))  # 3 days away
+    clocked.refresh_from_db()
+    assert effective_deadline(clocked) == START + 8 * DAY
+    traveller.move_to(START + 7 * DAY)
+    run_worker()
+    clocked.refresh_from_db()
+    assert clocked.status == "active"
+    traveller.move_to(START + 8 * DAY + dt.timedelta(seconds=1))
+    run_worker()
+    clocked.refresh_from_db()
+    assert clocked.result_reason == "timeout"
+
+
+@pytest.mark.django_db
+def test_opponents_see_a_holiday_on_the_board(clocked, players):
+    mover = clocked.to_move
+    other = next(u for u in players.values() if u.pk != mover.pk and u.username != "carl")
+    do_declare_holiday(mover, dt.date(2026, 3, 10), dt.date(2026, 3, 12))
+    clock = game_json(seating(clocked, other))["clock"]
+    assert clock["away"]["opponent"] == [{"start": "2026-03-10", "end": "2026-03-12"}]
+    assert clock["away"]["me"] == []
+
+
+def holiday(client, start, end):
+    return post(client, "/api/holidays/", {"start": start, "end": end})
+
+
+@pytest.mark.django_db
+def test_the_holiday_allowance_is_30_days_a_calendar_year(traveller, players, clients):
+    anna = clients["anna"]
+    ok = post(anna, "/api/holidays/", {"start": "2026-04-01", "end": "2026-04-20"})
+    assert ok.status_code == 201 and ok.json()["days"] == 20
+    too_many = post(anna, "/api/holidays/", {"start": "2026-06-01", "end": "2026-06-11"})
+    assert too_many.status_code == 400 and too_many.json()["error"]["code"] == "holiday_allowance"
+    assert holiday(anna, "2026-06-01", "2026-06-10").status_code == 201
+    # Across New Year: the days count in the year they fall in.
+    assert holiday(anna, "2026-12-31", "2027-01-29").status_code == 400
+    assert holiday(anna, "2027-01-01", "2027-01-30").status_code == 201
+    overlap = post(anna, "/api/holidays/", {"start": "2026-04-20", "end": "2026-04-21"})
+    assert overlap.status_code == 409
+    today = post(anna, "/api/holidays/", {"start": "2026-03-02", "end": "2026-03-03"})
+    assert today.json()["error"]["code"] == "holiday_not_in_advance"
+    assert post(anna, "/api/holidays/", {"start": "soon", "end": "2026-03-03"}).status_code == 400
+    listed = anna.get("/api/holidays/").json()["holidays"]
+    assert [h["days"] for h in listed] == [20, 10, 30]
+    cancel = post(anna, f"/api/holidays/{listed[0]['id']}/cancel/")
+    assert cancel.status_code == 200
+    assert holiday(anna, "2026-07-01", "2026-07-20").status_code == 201

@@ -1,0 +1,1 @@
+"""Plain functions the tests import (fixtures are in tests/conftest.py)."""
