@@ -1,19 +1,17 @@
 """The deadline clock: days per move, the timeout, the extra day (time-machine moves it)."""
 
 import datetime as dt
-import threading
 
 import pytest
 import time_machine
 from django.core import mail
-from django.db import connection
 
 from games import jobs
 from games.clock import effective_deadline
 from games.models import Game
 from games.services import commands, invitations
 
-from ..helpers.clock import DAY, START, run_worker
+from ..helpers.clock import DAY, START, at_once, run_worker, still_running_at
 from ..helpers.games import post
 
 
@@ -57,13 +55,8 @@ def test_the_waiting_player_can_give_one_extra_day(clocked, traveller, players, 
     again = post(clients[waiter], f"/api/games/{clocked.pk}/extend/")
     assert again.status_code == 409 and again.json()["error"]["code"] == "already_extended"
     assert post(clients["carl"], f"/api/games/{clocked.pk}/extend/").status_code == 403
-    traveller.move_to(START + 5 * DAY + dt.timedelta(hours=1))
-    run_worker()
-    clocked.refresh_from_db()
-    assert clocked.status == "active"
-    traveller.move_to(START + 6 * DAY + dt.timedelta(seconds=1))
-    run_worker()
-    clocked.refresh_from_db()
+    assert still_running_at(clocked, START + 5 * DAY + dt.timedelta(hours=1), traveller)
+    assert not still_running_at(clocked, START + 6 * DAY + dt.timedelta(seconds=1), traveller)
     assert clocked.result_reason == "timeout"
 
 
@@ -95,20 +88,6 @@ def test_two_workers_at_once_end_a_game_once(postgres_only, players):
         invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=1)
         game = invitations.do_accept_invitation(invitation.pk, players["bernd"])
         traveller.move_to(START + 2 * DAY)
-        barrier = threading.Barrier(2)
-        results = []
-
-        def work():
-            try:
-                barrier.wait()
-                results.append(jobs.check_deadlines(START + 2 * DAY)["timeouts"])
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=work) for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        results = at_once(lambda: jobs.check_deadlines(START + 2 * DAY)["timeouts"])
     assert sorted(results) == [0, 1]
     assert game.events.filter(kind="game_ended").count() == 1

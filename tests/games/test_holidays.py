@@ -9,7 +9,7 @@ from games.access import seating
 from games.clock import effective_deadline
 from games.serializers import game_json
 
-from ..helpers.clock import DAY, START, run_worker
+from ..helpers.clock import DAY, START, still_running_at
 from ..helpers.games import post
 
 
@@ -19,13 +19,8 @@ def test_a_holiday_pauses_the_deadline(clocked, traveller):
     do_declare_holiday(mover, dt.date(2026, 3, 4), dt.date(2026, 3, 6))  # 3 days away
     clocked.refresh_from_db()
     assert effective_deadline(clocked) == START + 8 * DAY
-    traveller.move_to(START + 7 * DAY)
-    run_worker()
-    clocked.refresh_from_db()
-    assert clocked.status == "active"
-    traveller.move_to(START + 8 * DAY + dt.timedelta(seconds=1))
-    run_worker()
-    clocked.refresh_from_db()
+    assert still_running_at(clocked, START + 7 * DAY, traveller)
+    assert not still_running_at(clocked, START + 8 * DAY + dt.timedelta(seconds=1), traveller)
     assert clocked.result_reason == "timeout"
 
 

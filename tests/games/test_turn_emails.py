@@ -1,18 +1,16 @@
 """Emails the worker sends: your turn, reminders, the daily digest, invitations."""
 
 import datetime as dt
-import threading
 
 import pytest
 from django.core import mail
-from django.db import connection
 from django.utils import timezone
 
 from games import jobs
 from games.models import Game, Notification
 from games.services import commands, invitations, notify, presence
 
-from ..helpers.clock import DAY, START, run_worker
+from ..helpers.clock import DAY, START, at_once, run_worker
 
 
 @pytest.mark.django_db
@@ -132,21 +130,7 @@ def test_two_workers_at_once_send_each_email_once(postgres_only, players, django
         sender = django_user_model.objects.create_user(f"sender{i}")
         invitations.do_invite(sender, to="bernd")  # each queues one email
     assert Notification.objects.filter(sent_at__isnull=True).count() == 15
-    barrier = threading.Barrier(2)
-    counts = []
-
-    def work():
-        try:
-            barrier.wait()
-            counts.append(jobs.send_notifications())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    counts = at_once(jobs.send_notifications)
     assert sum(counts) == 15 and all(counts)  # both workers took a share
     assert len(mail.outbox) == 15
     assert not Notification.objects.filter(sent_at__isnull=True).exists()
