@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from shanghaien.lib.db import locked_or_404
-from shanghaien.lib.errors import Forbidden
+from shanghaien.lib.errors import Forbidden, NotFound
+from shanghaien.lib.input import parse_id
 
-from .models import Game
+from .models import Game, Seat
 
 
 @dataclass(frozen=True)
@@ -69,17 +69,33 @@ def access_game(user, game_id, *, lock: bool = False, must_play: bool = False) -
 
     Anyone logged in may watch a game; ``must_play`` refuses a watcher and a suspended
     player (read now: the user object of an open socket was loaded when it connected).
-    ``lock`` locks the game row until the caller's transaction ends. An id that is not
-    a game's, whatever its form, is ``NotFound``.
+    ``lock`` locks the game row until the caller's transaction ends. One query reads the
+    game, its seats and both users. An id that is not a game's, whatever its form, is
+    ``NotFound``.
     """
-    game = locked_or_404(Game, game_id, _("No such game."), lock=lock)
-    found = seating(game, user)
+    found = _seated(game_id, user, lock)
     if must_play:
         if found.seat is None:
             raise Forbidden("not_a_player", _("Only the two players of this game can do that."))
         if found.players[found.seat].is_suspended:
             raise Forbidden("suspended", _("Your account is suspended."))
     return found
+
+
+def _seated(game_id, user, lock: bool) -> Seating:
+    """The game with its seats and their users in one query, the game row locked if asked."""
+    pk = parse_id(game_id)
+    seats = Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat")
+    if lock:
+        seats = seats.select_for_update(of=("game",))
+    seats = list(seats) if pk else []
+    if not seats:  # every game has its two seats from the start
+        raise NotFound("not_found", _("No such game."))
+    game = seats[0].game
+    for seat in seats[1:]:
+        seat.game = game  # one object for the game, whichever seat it is reached from
+    seat = None if user is None else next((s.seat for s in seats if s.user_id == user.pk), None)
+    return Seating(game, tuple(s.user for s in seats), seat)
 
 
 def players_of(game: Game) -> tuple:

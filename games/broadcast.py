@@ -33,12 +33,17 @@ def _send(group: str, message: dict) -> None:
         log.exception("broadcast to %s failed", group)
 
 
-def game_changed(game_id: int, version: int, force: bool = False) -> None:
-    """``force``: something outside the event log changed (the clock, a rematch offer)."""
-    from .models import Seat
+def game_changed(game_id: int, version: int, force: bool = False, players=None) -> None:
+    """``force``: something outside the event log changed (the clock, a rematch offer).
 
+    ``players`` are the two players' user ids, when the caller has them at hand.
+    """
     _send(game_group(game_id), {"type": "game.updated", "version": version, "force": force})
-    for user_id in Seat.objects.filter(game_id=game_id).values_list("user_id", flat=True):
+    if players is None:
+        from .models import Seat
+
+        players = Seat.objects.filter(game_id=game_id).values_list("user_id", flat=True)
+    for user_id in players:
         _send(user_group(user_id), {"type": "lobby.games_changed", "game": game_id})
 
 

@@ -26,8 +26,9 @@ from shanghaien.lib.sockets import (
 
 from .access import access_game
 from .broadcast import game_group, user_group
+from .frames import FRAMES, WATCHER
 from .models import ChatMessage, Game, Invitation
-from .serializers import chat_json, game_json, invitation_json
+from .serializers import chat_json, invitation_json
 from .services import chat, commands, presence
 
 logger = logging.getLogger(__name__)
@@ -51,15 +52,19 @@ class GameConsumer(JsonProtocolConsumer):
         if not self.user.is_authenticated:
             return await self.close(code=NOT_AUTHENTICATED)
         self.game_id = parse_id(self.scope["url_route"]["kwargs"]["game_id"])
-        self.seat = await self._seat() if self.game_id else False
-        if self.seat is False:
+        seating = await self._seating() if self.game_id else None
+        if seating is None:
             return await self.close(code=NOT_FOUND)
+        self.seat = seating.seat
+        self.kind = WATCHER if self.seat is None else self.seat  # which frame this socket gets
+        self.viewer_id = seating.me.pk  # whose "me" the chat lines are told from
         self.sent_version = -1
         self.recent = deque()
         self.syncs = FrameBudget(*SYNCS)
         self.chats = FrameBudget(*CHATS)
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
         self.grouped = True
+        FRAMES.join(self.game_id)
         await self.accept()
         if self.seat is not None:
             self.heartbeat = asyncio.create_task(self._renew_lease())
@@ -91,29 +96,31 @@ class GameConsumer(JsonProtocolConsumer):
                 logger.warning("could not count a closed game socket", exc_info=True)
         if self.grouped:
             self.grouped = False
+            FRAMES.leave(self.game_id)
             try:
                 await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
             except Exception:  # the layer is away; its group membership expires
                 logger.warning("could not leave the game group", exc_info=True)
 
     @database_sync_to_async
-    def _seat(self):
-        """The user's seat, None for a watcher, False if there is no such game."""
+    def _seating(self):
+        """The game as this user sees it; None if there is no such game."""
         try:
-            return access_game(self.user, self.game_id).seat
+            return access_game(self.user, self.game_id)
         except NotFound:
-            return False
+            return None
 
-    @database_sync_to_async
-    def _game_json(self):
-        return game_json(access_game(self.user, self.game_id))
-
-    async def send_state(self, force: bool = True) -> None:
-        game = await self._game_json()
-        if not force and game["version"] <= self.sent_version:
+    async def send_state(self, force: bool = True, version: int = 0) -> None:
+        """The game's state from this socket's side: read now (``force``), or the read of
+        ``version`` or later that this process's sockets of the game share."""
+        if force:
+            read = await FRAMES.fresh(self.game_id)
+        else:
+            read = await FRAMES.at_least(self.game_id, version)
+        if not force and read.version <= self.sent_version:
             return  # this connection has it already
-        self.sent_version = game["version"]
-        await self.send_json({"type": "state", "version": game["version"], "game": game})
+        self.sent_version = read.version
+        await self.send(text_data=read.frame(self.kind))
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -147,14 +154,16 @@ class GameConsumer(JsonProtocolConsumer):
         message = ChatMessage.objects.filter(pk=message_id, hidden=False).first()
         if message is None:
             return None
-        return chat_json(message, access_game(self.user, self.game_id).me.pk)
+        return chat_json(message, self.viewer_id)
 
     async def chat_message(self, event):
+        FRAMES.stale(self.game_id)  # the kept read holds the chat
         message = await self._chat_json(event["id"])
         if message is not None:
             await self.send_json({"type": "chat", "message": message})
 
     async def chat_hidden(self, event):
+        FRAMES.stale(self.game_id)
         await self.send_json({"type": "chat_hidden", "id": event["id"]})
 
     def _rate_limited(self) -> bool:
@@ -197,8 +206,9 @@ class GameConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
 
     async def game_updated(self, event):
-        if event.get("force") or event["version"] > self.sent_version:
-            await self.send_state(force=bool(event.get("force")))
+        force = bool(event.get("force"))
+        if force or event["version"] > self.sent_version:
+            await self.send_state(force=force, version=event["version"])
 
 
 class LobbyConsumer(JsonProtocolConsumer):

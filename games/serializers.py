@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
+
 from django.utils import timezone
 
 from accounts.models import Holiday
-from ratings.queries import game_ratings
+from ratings.queries import game_ratings, rating_changes
 
 from . import rules
 from .access import Seating, seating
@@ -14,31 +17,69 @@ from .models import Command, Event, Game, Invitation
 from .words import describe_events, outcome_sentence
 
 RECENT_COMMANDS = 6
+CHAT_SHOWN = 50
 
 
-def recent_actions(game: Game, side: int) -> list[dict]:
-    """The last commands in words, newest first, each told from ``side``'s point of view."""
+@dataclass(frozen=True)
+class GameReads:
+    """What a game's JSON needs besides the game and its players, read once for every
+    viewer: the recent commands and their events, both players' holidays, the chat, and
+    once the game is over the rematch offer and the rating changes."""
+
+    commands: list  # the recent commands, newest first: {"seat", "version"}
+    events: list  # (seq, event) after the oldest of them
+    floor: int
+    holidays: list
+    chat: list
+    rematch: Invitation | None
+    ratings: dict | None
+    today: dt.date
+
+
+def read_game(seating: Seating) -> GameReads:
+    """Five queries for a game in progress (seven once it is over), whoever reads it."""
+    game = seating.game
     commands = list(
         Command.objects.filter(game=game)
         .order_by("-version")
         .values("seat", "version")[: RECENT_COMMANDS + 1]
     )
-    if not commands:
-        return []
     floor = commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
-    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq")
-    by_seq = [(e.seq, e.as_rules_event()) for e in events]
-    actions = []
+    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq") if commands else []
+    today = timezone.now().date()
+    # One query for both players' holidays: the deadline and the "away" notes need them.
+    since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
+    ids = [p.pk for p in seating.players]
+    over = game.status != Game.Status.ACTIVE
+    newest = game.chat.filter(hidden=False).order_by("-created_at", "-id")[:CHAT_SHOWN]
+    return GameReads(
+        commands=commands,
+        events=[(e.seq, e.as_rules_event()) for e in events],
+        floor=floor,
+        holidays=list(Holiday.objects.filter(user_id__in=ids, end__gte=since)),
+        chat=list(reversed(newest)),
+        rematch=game.rematches.order_by("-created_at").first() if over else None,
+        ratings=rating_changes(game),
+        today=today,
+    )
+
+
+def recent_actions(reads: GameReads, side: int) -> list[dict]:
+    """The last commands in words, newest first, each told from ``side``'s point of view."""
+    commands, actions = reads.commands, []
     for i, command in enumerate(commands[:RECENT_COMMANDS]):
-        after = commands[i + 1]["version"] if i + 1 < len(commands) else floor
-        told = describe_events([e for seq, e in by_seq if after < seq <= command["version"]])
+        after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
+        told = describe_events([e for seq, e in reads.events if after < seq <= command["version"]])
         if told:
             actions.append({"by": "me" if command["seat"] == side else "opponent", "text": told})
     return actions
 
 
-def game_json(seating: Seating) -> dict:
-    """A game as its viewer sees it: a player from their seat, anyone else from seat 0's side."""
+def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
+    """A game as its viewer sees it: a player from their seat, anyone else from seat 0's side.
+
+    ``reads``: ``read_game(seating)``, when several viewers' JSON is built from one read."""
+    reads = reads or read_game(seating)
     game, side, watching = seating.game, seating.side, seating.watching
     view = rules.player_view(game.rules_state(), side)
     if watching:
@@ -53,21 +94,18 @@ def game_json(seating: Seating) -> dict:
         "extra_wild": game.extra_wild,
         "days_per_move": game.days_per_move,
         "rated": game.rated,
-        "ratings": game_ratings(game, me.pk, opponent.pk),
+        "ratings": game_ratings(game, me.pk, opponent.pk, reads.ratings or {}),
         "watching": watching,
         "players": names,
         "outcome": outcome_sentence(result, names, watching) if result else None,
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
-        "recent": recent_actions(game, side),
-        "clock": clock_json(seating),
-        "rematch": rematch_json(seating),
-        "chat": [chat_json(m, me.pk) for m in recent_chat(game)],
+        "recent": recent_actions(reads, side),
+        "clock": clock_json(seating, reads),
+        "rematch": rematch_json(seating, reads.rematch),
+        "chat": [chat_json(m, me.pk) for m in reads.chat],
         "view": view,
     }
-
-
-CHAT_SHOWN = 50
 
 
 def recent_chat(game: Game) -> list:
@@ -84,13 +122,9 @@ def chat_json(message, my_user_id: int) -> dict:
     }
 
 
-def clock_json(seating: Seating) -> dict:
-    game, watching = seating.game, seating.watching
-    # One query for both players' holidays: the deadline and the "away" notes need them.
-    today = timezone.now().date()
-    since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
-    ids = [p.pk for p in seating.players]
-    holidays = list(Holiday.objects.filter(user_id__in=ids, end__gte=since))
+def clock_json(seating: Seating, reads: GameReads) -> dict:
+    game, watching, today = seating.game, seating.watching, reads.today
+    holidays = reads.holidays
     mover_holidays = [h for h in holidays if h.user_id == game.to_move_id]
     deadline = effective_deadline(game, mover_holidays)
     sides = {seating.me.pk: "me", seating.opponent.pk: "opponent"}
@@ -115,13 +149,9 @@ def clock_json(seating: Seating) -> dict:
     }
 
 
-def rematch_json(seating: Seating) -> dict | None:
-    game = seating.game
-    if game.status == Game.Status.ACTIVE:
-        return None  # offered only once a game is over
-    offer = game.rematches.order_by("-created_at").select_related("from_user").first()
+def rematch_json(seating: Seating, offer: Invitation | None) -> dict | None:
     if offer is None:
-        return None
+        return None  # offered only once a game is over
     return {
         "invitation": offer.pk,
         "by": "me" if offer.from_user_id == seating.me.pk else "opponent",

@@ -77,13 +77,20 @@ def profile_rating(person) -> dict:
     }
 
 
-def game_ratings(game, me_id, opponent_id) -> dict | None:
-    """What a finished rated game did to both ratings, by side (rounded to whole points),
-    or None for a casual game, a game in progress, or one that ended without a result."""
+def rating_changes(game) -> dict | None:
+    """What a finished rated game did to each player's rating, by user id; None for a
+    casual game, a game in progress, or one that ended without a result (no query)."""
     if not game.rated or game.status != game.Status.FINISHED:
         return None
-    changes = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
-    if me_id not in changes or opponent_id not in changes:
+    return {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+
+
+def game_ratings(game, me_id, opponent_id, changes=None) -> dict | None:
+    """Both ratings before and after the game, by side (rounded to whole points), or None.
+
+    ``changes``: ``rating_changes(game)`` when the caller has read them already."""
+    changes = rating_changes(game) if changes is None else changes
+    if not changes or me_id not in changes or opponent_id not in changes:
         return None
     return {side: _change(changes[uid]) for side, uid in (("me", me_id), ("opponent", opponent_id))}
 

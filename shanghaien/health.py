@@ -9,6 +9,7 @@ balancer's probe must not take every web process out of service because of it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -33,15 +34,30 @@ def _database() -> dict:
 
 async def _channel_layer() -> dict:
     layer = get_channel_layer()
-    # A plain channel name, not a process-local one ("…!…"): channels-redis receives
-    # those under a lock that the open sockets of this process hold while they wait.
-    channel = f"healthz.{uuid.uuid4().hex}"
+    # A new channel is listened to before anything is sent to it: Redis pub/sub delivers
+    # only to those who already listen.
+    channel = await layer.new_channel("healthz.")
     token = uuid.uuid4().hex
-    await layer.send(channel, {"type": "healthz", "token": token})
-    message = await layer.receive(channel)
+    try:
+        await layer.send(channel, {"type": "healthz", "token": token})
+        message = await layer.receive(channel)
+    finally:
+        await _forget(layer, channel)
     if message.get("token") != token:
         raise RuntimeError("the layer returned another message")
     return {}
+
+
+async def _forget(layer, channel: str) -> None:
+    """Stop listening to ``channel``. The pub/sub layer lets a channel go (and
+    unsubscribes from it) only when a receive on it is cancelled, as when a consumer ends;
+    a probe that received its message ends one that way, or every probe would leave a
+    subscription behind."""
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0)  # let it start waiting
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
 
 
 def _worker() -> dict:

@@ -99,8 +99,25 @@ TEMPLATES = [
 ASGI_APPLICATION = "shanghaien.asgi.application"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
-# Under ASGI every request may run in another thread: no persistent connections.
+# Under ASGI every request may run in another thread: no connection belongs to a thread
+# (CONN_MAX_AGE = 0). With PostgreSQL, "closing" one hands it back to a pool instead, so
+# no request and no socket message opens a new database session.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The sockets' database work runs on a thread pool of this size (shanghaien.lib.sockets);
+# the connection pool holds a connection for each of those threads and a few for pages.
+DATABASE_THREADS = env.int("DATABASE_THREADS", default=8)
+DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=DATABASE_THREADS + 4)
+if DATABASE_POOL_SIZE < DATABASE_THREADS:
+    raise ImproperlyConfigured("DATABASE_POOL_SIZE is at least DATABASE_THREADS.")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # With CONN_HEALTH_CHECKS the pool checks each connection it hands out, so one lost
+    # while idle (a database restart) is replaced rather than failing a request.
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": 10,  # waiting longer than this for a free connection is an error
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Sockets write from several threads at once. Writers take SQLite's lock when their
     # transaction begins (a read-then-write transaction would otherwise fail at once with
@@ -118,11 +135,21 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # Each socket waits on Redis with a blocking read for as long as it is idle;
-            # redis-py 8 gives reads a 5-second timeout by default, which would close
-            # every idle socket after 5 seconds: no read timeout here.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # Redis pub/sub: each process subscribes to the groups of its own sockets and
+            # hands every message to each of them, with no capacity to overflow (the core
+            # layer drops a group message past 100 waiting per process, logged at INFO).
+            # It delivers to live subscribers only: a socket that reconnects resyncs.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                # No read timeout (redis-py 8's default is 5 s). The layer polls its
+                # subscriptions with a 0.1 s timeout of its own, so an idle socket stays
+                # open either way (tests/realtime/test_idle_socket.py).
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                # Pub/sub channels belong to the whole Redis server, not to one of its
+                # numbered databases: the database number in the prefix keeps sites (and
+                # test runs) that share a server on different databases apart.
+                "prefix": f"asgi.{env.url('REDIS_URL').path.strip('/') or '0'}.",
+            },
         }
     }
 else:
@@ -188,6 +215,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 LOG_FORMAT = env.str("DJANGO_LOG_FORMAT", default="plain")
+LOG_LEVEL = env.str("DJANGO_LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -199,7 +227,14 @@ LOGGING = {
         },
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # The channel layer's warnings and errors (a lost Redis connection, a dropped message)
+    # are shown whatever DJANGO_LOG_LEVEL says; a lower level shows its INFO and DEBUG too.
+    "loggers": {
+        "channels_redis": {
+            "level": "WARNING" if LOG_LEVEL in ("ERROR", "CRITICAL") else LOG_LEVEL,
+        },
+    },
 }
 
 # -- production hardening ----------------------------------------------------------------

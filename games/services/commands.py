@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -42,21 +42,38 @@ def check_command_request(command, expected_version, client_id) -> None:
 def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
     """Apply one player's command, exactly once per ``client_id``.
 
-    What a move sets off is written out below: the events and the new snapshot, the
-    "your turn" email of the player who moves next, the rating of a game that ends.
+    Four statements when all goes well: the game with its seats and players, locked; the
+    events; the game; the command. A ``client_id`` is looked up only when the version is
+    not the game's (a retry of an applied command always is: the command moved the game
+    on); the unique constraint on (game, client_id) catches every other reuse.
     """
     check_command_request(command, expected_version, client_id)
+    try:
+        return _apply(game_id, user, command, expected_version, client_id)
+    except IntegrityError:
+        # The client_id was used at this very version: the transaction rolled back.
+        seating = access_game(user, game_id, must_play=True)
+        applied = Command.objects.filter(game=seating.game, client_id=client_id).first()
+        if applied is None:
+            raise
+        return _retried(seating, applied, command)
+
+
+def _retried(seating: Seating, applied: Command, command) -> Outcome:
+    """The answer to a command whose ``client_id`` was applied before."""
+    if applied.seat != seating.seat or applied.command != command:
+        raise Conflict("client_id_reused", _("This client_id was used for another command."))
+    return Outcome(seating, applied.version, duplicate=True)
+
+
+def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
     with transaction.atomic():
         seating = access_game(user, game_id, lock=True, must_play=True)
         game, seat = seating.game, seating.seat
-        applied = Command.objects.filter(game=game, client_id=client_id).first()
-        if applied is not None:
-            if applied.seat != seat or applied.command != command:
-                raise Conflict(
-                    "client_id_reused", _("This client_id was used for another command.")
-                )
-            return Outcome(seating, applied.version, duplicate=True)
         if expected_version != game.version:
+            applied = Command.objects.filter(game=game, client_id=client_id).first()
+            if applied is not None:
+                return _retried(seating, applied, command)
             message = _("The game is at version %(version)d, not %(expected)d: resync.")
             raise Conflict(
                 "stale_version", message % {"version": game.version, "expected": expected_version}
@@ -65,6 +82,9 @@ def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
         try:
             events = rules.decide(state, seat, command, game_log.rng)
         except rules.IllegalCommand as error:
+            applied = Command.objects.filter(game=game, client_id=client_id).first()
+            if applied is not None:  # a reused client_id says so before the rules do
+                return _retried(seating, applied, command)
             raise Illegal(error.code, error.message) from None
         for event in events:
             state = rules.evolve(state, event)
@@ -81,5 +101,6 @@ def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
         if change.result_arrived:
             endings.rate(game, seating.players)
         version = game.version
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+        players = [p.pk for p in seating.players]
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version, players=players))
     return Outcome(seating, version, duplicate=False)

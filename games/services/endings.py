@@ -44,8 +44,8 @@ def end_by_server(game: Game, reason: str, winner: int | None, now=None) -> tupl
     game.save()
     if change.result_arrived:
         rate(game, players)
-    version = game.version
-    transaction.on_commit(lambda: broadcast.game_changed(game.pk, version))
+    version, ids = game.version, [p.pk for p in players]
+    transaction.on_commit(lambda: broadcast.game_changed(game.pk, version, players=ids))
     return players
 
 
@@ -68,7 +68,8 @@ def do_timeout(game_id, now=None) -> bool:
 def do_extend(game_id, user, now=None) -> Game:
     """The player who waits grants the one to move one extra day, once per turn."""
     with transaction.atomic():
-        game = access_game(user, game_id, lock=True, must_play=True).game
+        seating = access_game(user, game_id, lock=True, must_play=True)
+        game = seating.game
         if game.status != Game.Status.ACTIVE:
             raise Conflict("game_over", _("The game has ended."))
         if game.to_move_id == user.pk:
@@ -78,5 +79,8 @@ def do_extend(game_id, user, now=None) -> Game:
         game.deadline += timedelta(days=1)
         game.extended = True
         game.save(update_fields=["deadline", "extended"])
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+        ids = [p.pk for p in seating.players]
+        transaction.on_commit(
+            lambda: broadcast.game_changed(game.pk, game.version, force=True, players=ids)
+        )
     return game

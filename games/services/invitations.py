@@ -145,7 +145,8 @@ def do_accept_invitation(invitation_id, user) -> Game:
         invitation.answered_at = now
         invitation.save()
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "accepted"))
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version))
+        ids = [p.pk for p in players]
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, players=ids))
         _tell_old_game(invitation)
     return game
 
@@ -213,5 +214,8 @@ def do_rematch(game_id, user) -> Invitation:
             rematch_of=game,
         )
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, force=True))
+        ids = [p.pk for p in seating.players]
+        transaction.on_commit(
+            lambda: broadcast.game_changed(game.pk, game.version, force=True, players=ids)
+        )
     return invitation

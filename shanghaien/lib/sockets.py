@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 import math
+from concurrent.futures import ThreadPoolExecutor
 
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from .errors import ServiceError
@@ -25,16 +28,29 @@ NOT_FOUND = 4404
 logger = logging.getLogger(__name__)
 
 
+_executor: ThreadPoolExecutor | None = None
+
+
+def database_executor() -> ThreadPoolExecutor:
+    """The threads the sockets' database work runs on: ``settings.DATABASE_THREADS`` of
+    them, the number the connection pool is sized for."""
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(settings.DATABASE_THREADS, thread_name_prefix="database")
+    return _executor
+
+
 def database_sync_to_async(func):
-    """Database work in the thread pool, not on Channels' one shared sync thread.
+    """Database work on the database threads, not on Channels' one shared sync thread.
 
     Channels runs every thread-sensitive call of a process on a single thread, which
     queues all sockets' database work behind each other (bench/load.py showed it). Each
     call here is a complete unit (the services open and commit their own transactions),
-    so it may run on any thread; connections are closed around it as Channels does, which
-    is why the consumers need no ``aclose_old_connections`` of their own.
+    so it may run on any thread; connections are handed back around it as Channels does
+    (to the pool, with PostgreSQL), which is why the consumers need no
+    ``aclose_old_connections`` hop of their own before each message (``dispatch``).
     """
-    return DatabaseSyncToAsync(func, thread_sensitive=False)
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=database_executor())
 
 
 class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
@@ -56,8 +72,13 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         """Give back what the connection holds. Safe to call more than once."""
 
     async def dispatch(self, message):
+        # Channels' dispatch first hops to its shared sync thread to close stale database
+        # connections, before every message; here every database call does that itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
         try:
-            await super().dispatch(message)
+            await handler(message)
         except StopConsumer:
             raise
         except Exception:
