@@ -33,18 +33,24 @@ def _send(group: str, message: dict) -> None:
         log.exception("broadcast to %s failed", group)
 
 
-def game_changed(game_id: int, version: int, force: bool = False, players=None) -> None:
+def game_changed(
+    game_id: int, version: int, force: bool = False, players=None, to_move="unknown"
+) -> None:
     """``force``: something outside the event log changed (the clock, a rematch offer).
 
-    ``players`` are the two players' user ids, when the caller has them at hand.
+    ``players`` are the two players' user ids and ``to_move`` the id of the player whose
+    turn it is now (None: nobody's), when the caller has them at hand.
     """
     _send(game_group(game_id), {"type": "game.updated", "version": version, "force": force})
     if players is None:
         from .models import Seat
 
         players = Seat.objects.filter(game_id=game_id).values_list("user_id", flat=True)
+    notice = {"type": "lobby.games_changed", "game": game_id}
+    if to_move != "unknown":
+        notice["to_move"] = to_move
     for user_id in players:
-        _send(user_group(user_id), {"type": "lobby.games_changed", "game": game_id})
+        _send(user_group(user_id), notice)
 
 
 def invitation_changed(invitation, what: str) -> None:

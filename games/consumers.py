@@ -249,7 +249,11 @@ class LobbyConsumer(JsonProtocolConsumer):
 
     async def lobby_games_changed(self, event):
         game_id, waiting = event["game"], await self._waiting()
-        if await self._to_move(game_id):
+        if "to_move" in event:  # said by the move itself: no need to ask the database
+            mine = event["to_move"] == self.user.pk
+        else:
+            mine = await self._to_move(game_id)
+        if mine:
             await self.send_json({"type": "your_turn", "game": game_id, "your_turn": waiting})
         await self.send_json({"type": "games_changed", "game": game_id, "your_turn": waiting})
 

@@ -100,7 +100,9 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
             notify.your_turn(game)
         if change.result_arrived:
             endings.rate(game, seating.players)
-        version = game.version
+        version, to_move = game.version, game.to_move_id
         players = [p.pk for p in seating.players]
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, version, players=players))
+        transaction.on_commit(
+            lambda: broadcast.game_changed(game.pk, version, players=players, to_move=to_move)
+        )
     return Outcome(seating, version, duplicate=False)
