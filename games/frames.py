@@ -41,7 +41,8 @@ class GameRead:
             seat = None if kind == WATCHER else kind
             seating = Seating(self.seating.game, self.seating.players, seat)
             game = game_json(seating, self.reads)
-            text = json.dumps({"type": "state", "version": game["version"], "game": game})
+            frame = {"type": "state", "version": game["version"], "game": game}
+            text = json.dumps(frame, separators=(",", ":"))
             self.texts[kind] = text
         return text
 

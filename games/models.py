@@ -80,7 +80,12 @@ class Game(models.Model):
         return f"Game {self.pk}"
 
     def rules_state(self) -> rules.GameState:
-        return rules.state_from_json(self.state)
+        """The snapshot as the engine's state, parsed once for each snapshot assigned."""
+        kept = self.__dict__.get("_rules_state")
+        if kept is None or kept[0] is not self.state:
+            kept = (self.state, rules.state_from_json(self.state))
+            self.__dict__["_rules_state"] = kept
+        return kept[1]
 
 
 class Seat(models.Model):
