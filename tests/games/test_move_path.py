@@ -55,7 +55,7 @@ def test_one_read_serves_every_side_of_a_version(game, players):
         texts = [shared.frame(kind) for kind in (0, 1, "watcher", 0)]
     assert statements(frames) == []  # the frames are built from the read alone
     assert texts[0] is texts[3]  # encoded once
-    assert '"watching": true' in texts[2] and '"watching": false' in texts[0]
+    assert '"watching":true' in texts[2] and '"watching":false' in texts[0]
 
 
 def test_a_move_and_its_read_take_nine_statements_at_most(game):
