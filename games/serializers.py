@@ -45,7 +45,7 @@ def read_game(seating: Seating) -> GameReads:
         .values("seat", "version")[: RECENT_COMMANDS + 1]
     )
     floor = commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
-    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq") if commands else None
+    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq")
     today = timezone.now().date()
     # One query for both players' holidays: the deadline and the "away" notes need them.
     since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
@@ -56,10 +56,10 @@ def read_game(seating: Seating) -> GameReads:
         commands=commands,
         events=[
             (seq, {"type": kind, **payload})
-            for seq, kind, payload in (
-                events.values_list("seq", "kind", "payload") if events else []
-            )
-        ],
+            for seq, kind, payload in events.values_list("seq", "kind", "payload")
+        ]
+        if commands
+        else [],
         floor=floor,
         holidays=list(Holiday.objects.filter(user_id__in=ids, end__gte=since)),
         chat=list(reversed(newest)),
