@@ -9,7 +9,6 @@ balancer's probe must not take every web process out of service because of it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -34,30 +33,37 @@ def _database() -> dict:
 
 async def _channel_layer() -> dict:
     layer = get_channel_layer()
-    # A new channel is listened to before anything is sent to it: Redis pub/sub delivers
-    # only to those who already listen.
+    # A new channel, listened to before anything is sent to it: Redis pub/sub delivers only
+    # to those who listen already.
     channel = await layer.new_channel("healthz.")
-    token = uuid.uuid4().hex
+    receiving = _kept(layer.receive(channel))
     try:
+        token = uuid.uuid4().hex
         await layer.send(channel, {"type": "healthz", "token": token})
-        message = await layer.receive(channel)
+        # shielded: a probe out of time returns at once, whatever letting go costs
+        message = await asyncio.shield(receiving)
     finally:
-        await _forget(layer, channel)
+        # The pub/sub layer lets a channel go (and unsubscribes from it) only when a receive
+        # waiting on it is cancelled, as when a consumer ends; without this, every probe
+        # would leave a subscription behind.
+        if not receiving.done():
+            receiving.cancel()
+        elif not receiving.cancelled():  # received: one more receive, cancelled once it waits
+            asyncio.get_running_loop().call_soon(_kept(layer.receive(channel)).cancel)
     if message.get("token") != token:
         raise RuntimeError("the layer returned another message")
     return {}
 
 
-async def _forget(layer, channel: str) -> None:
-    """Stop listening to ``channel``. The pub/sub layer lets a channel go (and
-    unsubscribes from it) only when a receive on it is cancelled, as when a consumer ends;
-    a probe that received its message ends one that way, or every probe would leave a
-    subscription behind."""
-    waiting = asyncio.ensure_future(layer.receive(channel))
-    await asyncio.sleep(0)  # let it start waiting
-    waiting.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await waiting
+_running: set[asyncio.Task] = set()
+
+
+def _kept(coroutine) -> asyncio.Task:
+    """A task of its own, referenced until it is done."""
+    task = asyncio.ensure_future(coroutine)
+    _running.add(task)
+    task.add_done_callback(_running.discard)
+    return task
 
 
 def _worker() -> dict:

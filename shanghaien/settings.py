@@ -141,10 +141,11 @@ if REDIS_URL:
             # It delivers to live subscribers only: a socket that reconnects resyncs.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                # No read timeout (redis-py 8's default is 5 s). The layer polls its
-                # subscriptions with a 0.1 s timeout of its own, so an idle socket stays
-                # open either way (tests/realtime/test_idle_socket.py).
-                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                # redis-py's own timeouts stay: the layer polls its subscriptions with a
+                # 0.1 s timeout of its own, so an idle socket stays open
+                # (tests/realtime/test_idle_socket.py), and a Redis that hangs makes a
+                # publish fail and be logged rather than wait forever.
+                "hosts": [REDIS_URL],
                 # Pub/sub channels belong to the whole Redis server, not to one of its
                 # numbered databases: the database number in the prefix keeps sites (and
                 # test runs) that share a server on different databases apart.

@@ -108,22 +108,34 @@ def compose():
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
+def web_services() -> dict:
+    """The Daphne processes: the services named web1, web2, …"""
+    services = compose()["services"]
+    return {name: service for name, service in services.items() if re.fullmatch(r"web\d+", name)}
+
+
 def test_compose_defines_every_service_with_health_checks():
     services = compose()["services"]
-    assert set(services) == {"db", "redis", "migrate", "web", "worker", "proxy"}
-    for name in ("db", "redis", "web", "worker", "proxy"):
+    assert set(services) == {"db", "redis", "migrate", "worker", "proxy", *web_services()}
+    for name in ("db", "redis", "worker", "proxy", *web_services()):
         assert "healthcheck" in services[name], name
     assert "pgdata:/var/lib/postgresql/data" in services["db"]["volumes"]
-    assert "ports" not in services["web"]  # only the proxy is exposed: web can scale
+    for name, web in web_services().items():
+        assert "ports" not in web, name  # only the proxy is exposed
 
 
-def test_the_web_service_runs_daphne_on_postgres_and_redis():
-    web = compose()["services"]["web"]
-    command = " ".join(web["command"])
-    assert command.startswith("daphne ") and "shanghaien.asgi:application" in command
-    env = web["environment"]
-    assert env["DATABASE_URL"].startswith("postgres://") and env["REDIS_URL"].startswith("redis://")
-    assert env["DJANGO_DEBUG"] == "0" and env["DJANGO_HTTPS"] == "1"
+def test_two_web_services_run_daphne_on_postgres_and_redis():
+    webs = web_services()
+    assert len(webs) >= 2  # production runs two processes at least
+    for name, web in webs.items():
+        command = " ".join(web["command"])
+        assert command.startswith("daphne ") and "shanghaien.asgi:application" in command, name
+        assert "-p 8000" in command and "--proxy-headers" in command, name
+        env = web["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://"), name
+        assert env["REDIS_URL"].startswith("redis://"), name  # the channel layer they share
+        assert env["DJANGO_DEBUG"] == "0" and env["DJANGO_HTTPS"] == "1", name
+        assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     worker = compose()["services"]["worker"]
     assert worker["command"] == ["python", "manage.py", "run_worker"]
 
@@ -535,8 +547,17 @@ def test_the_dockerfile_copies_the_whole_project_not_a_list_of_directories(image
     assert not set(sources) & set(own_packages())
 
 
-def test_the_proxy_forwards_to_web_and_serves_static_files():
+def test_the_proxy_balances_over_every_web_service_and_serves_static_files():
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
-    assert "reverse_proxy web:8000" in caddy and "/static/*" in caddy
+    proxies = re.findall(r"^\s*reverse_proxy ([^{\n]*?)\s*\{(.*?)\}", caddy, re.M | re.S)
+    assert len(proxies) == 1, proxies
+    upstreams, options = proxies[0]
+    # one upstream per Daphne process, each checked on its own (no dynamic upstreams: Caddy
+    # runs no active health checks on those)
+    assert sorted(upstreams.split()) == sorted(f"{name}:8000" for name in web_services())
+    assert "health_uri /healthz?skip=worker" in options and "lb_policy least_conn" in options
+    assert "/static/*" in caddy
     proxy = compose()["services"]["proxy"]
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    for name in web_services():
+        assert proxy["depends_on"][name]["condition"] == "service_healthy", name

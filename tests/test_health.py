@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 import redis
 import websockets
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games import jobs
@@ -74,7 +75,7 @@ def test_a_part_that_hangs_is_failing_within_two_seconds(client, monkeypatch):
     import shanghaien.health as health_module
 
     class Hanging:
-        async def send(self, channel, message):
+        async def new_channel(self, prefix="specific."):
             await asyncio.sleep(3600)
 
     monkeypatch.setattr(health_module, "get_channel_layer", Hanging)
@@ -82,6 +83,21 @@ def test_a_part_that_hangs_is_failing_within_two_seconds(client, monkeypatch):
     status, body = health(client, "?skip=worker")
     assert time.monotonic() - started < 2
     assert status == 503 and "no answer in time" in body["channel_layer"]["error"]
+
+
+async def test_the_channel_layer_probe_leaves_no_channel_behind(settings):
+    import shanghaien.health as health_module
+
+    for _ in range(3):
+        assert await health_module._channel_layer() == {}
+    await asyncio.sleep(0.2)  # a probe lets its channel go just after it answers
+    layer = get_channel_layer()
+    if os.environ.get("REDIS_URL"):  # no subscription left in Redis
+        prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+        left = redis.Redis.from_url(os.environ["REDIS_URL"]).pubsub_channels(f"{prefix}healthz.*")
+        assert left == []
+    else:
+        assert not layer.channels
 
 
 def redis_url() -> str:
@@ -107,8 +123,8 @@ def get(url: str, timeout: float) -> tuple[int, float]:
 
 @pytest.mark.django_db(transaction=True)
 def test_healthz_answers_while_sockets_are_open_on_the_redis_layer(game, players):
-    """With channels-redis, open sockets wait on the layer under a per-process lock that
-    a probe on a process-local channel would queue behind for ever."""
+    """The probe answers beside the sockets that this process's Redis layer serves: on a
+    channel of its own, listened to before it sends."""
     jobs.beat("test-worker")
     cookies = {name: session_cookie(players[name]) for name in ("anna", "bernd")}
     with start_server(env={"DATABASE_URL": database_url(), "REDIS_URL": redis_url()}) as (url,):

@@ -20,10 +20,21 @@ print(json.dumps([db["ENGINE"], settings.CHANNEL_LAYERS["default"]["BACKEND"], d
 """
 
 
-def settings_with(**env):
+# The channel layer's name prefix, and the level its loggers show.
+LAYER_PROBE = """
+import django, json, logging
+django.setup()
+from django.conf import settings
+config = settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+level = logging.getLogger("channels_redis.pubsub").getEffectiveLevel()
+print(json.dumps([config.get("prefix"), logging.getLevelName(level)]))
+"""
+
+
+def settings_with(probe=PROBE, **env):
     clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     out = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", probe],
         cwd=ROOT,
         env={**clean, "DJANGO_SETTINGS_MODULE": "shanghaien.settings", **env},
         capture_output=True,
@@ -46,7 +57,20 @@ def test_urls_switch_to_postgresql_and_redis():
         REDIS_URL="redis://127.0.0.1:6379/0",
     )
     assert engine == "django.db.backends.postgresql"
-    assert layer == "channels_redis.core.RedisChannelLayer"
+    assert layer == "channels_redis.pubsub.RedisPubSubChannelLayer"
+
+
+def test_sites_on_different_redis_databases_use_different_channel_names():
+    # Redis pub/sub channels are shared by all databases of a server: the names differ.
+    first, _ = settings_with(LAYER_PROBE, REDIS_URL="redis://127.0.0.1:6379/0")
+    second, _ = settings_with(LAYER_PROBE, REDIS_URL="redis://127.0.0.1:6379/5")
+    assert first and second and first != second
+
+
+def test_the_channel_layer_warns_whatever_the_log_level():
+    redis = "redis://127.0.0.1:6379/0"
+    assert settings_with(LAYER_PROBE, REDIS_URL=redis, DJANGO_LOG_LEVEL="ERROR")[1] == "WARNING"
+    assert settings_with(LAYER_PROBE, REDIS_URL=redis, DJANGO_LOG_LEVEL="DEBUG")[1] == "DEBUG"
 
 
 async def test_the_configured_channel_layer_delivers_group_messages():

@@ -92,15 +92,16 @@ async def test_a_crashed_consumer_gives_its_lease_back_and_the_turn_email_goes_o
     await play_until_turn_of(game, bernd)
 
     layer = get_channel_layer()
-    receive = type(layer).receive
+    receive = layer.receive
     failing = asyncio.Event()
 
-    async def receive_until_the_layer_fails(self, channel):
+    async def receive_until_the_layer_fails(channel):
         if failing.is_set():
             raise ConnectionError("the channel layer is gone")
-        return await receive(self, channel)
+        return await receive(channel)
 
-    monkeypatch.setattr(type(layer), "receive", receive_until_the_layer_fails)
+    # on the instance: the Redis pub/sub layer's class has no receive method of its own
+    monkeypatch.setitem(vars(layer), "receive", receive_until_the_layer_fails)
     socket = communicator(f"/ws/games/{game.pk}/", cookies[anna.username])
     connected, _ = await socket.connect()
     assert connected and (await socket.receive_json_from(timeout=5))["type"] == "state"
