@@ -40,9 +40,11 @@ bench-engine: install
 	$(PY) bench/engine.py
 
 # Needs PostgreSQL and Redis (../shared/services.sh starts them); BENCH_PG / BENCH_REDIS
-# point elsewhere.
+# point elsewhere. About four minutes; it fails (exit 1) on any error or timeout of a move.
+# Options go in LOAD_ARGS, e.g. make bench-load LOAD_ARGS="--processes 1 --idle 0".
+LOAD_ARGS ?=
 bench-load: install
-	$(PY) bench/load.py
+	$(PY) bench/load.py $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info
