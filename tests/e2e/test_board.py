@@ -1,5 +1,6 @@
 """The board in Chromium: whole games played only by clicking, a phone tapping, overviews."""
 
+import json
 import random
 import re
 
@@ -221,7 +222,7 @@ def relay(page, dropped):
         sockets.append(ws)
 
         def from_server(message):
-            if '"type": "state"' in message:
+            if json.loads(message).get("type") == "state":
                 if dropped["on"]:
                     dropped["count"] += 1
                     return
