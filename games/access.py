@@ -96,8 +96,3 @@ def _seated(game_id, user, lock: bool) -> Seating:
         seat.game = game  # one object for the game, whichever seat it is reached from
     seat = None if user is None else next((s.seat for s in seats if s.user_id == user.pk), None)
     return Seating(game, tuple(s.user for s in seats), seat)
-
-
-def players_of(game: Game) -> tuple:
-    """The two users of ``game``, by seat, in one query."""
-    return tuple(s.user for s in game.seats.select_related("user").order_by("seat"))

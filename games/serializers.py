@@ -51,7 +51,6 @@ def read_game(seating: Seating) -> GameReads:
     since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
     ids = [p.pk for p in seating.players]
     over = game.status != Game.Status.ACTIVE
-    newest = game.chat.filter(hidden=False).order_by("-created_at", "-id")[:CHAT_SHOWN]
     return GameReads(
         commands=commands,
         events=[
@@ -62,7 +61,7 @@ def read_game(seating: Seating) -> GameReads:
         else [],
         floor=floor,
         holidays=list(Holiday.objects.filter(user_id__in=ids, end__gte=since)),
-        chat=list(reversed(newest)),
+        chat=recent_chat(game),
         rematch=game.rematches.order_by("-created_at").first() if over else None,
         ratings=rating_changes(game),
         today=today,

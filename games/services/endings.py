@@ -16,7 +16,7 @@ from ratings import services as ratings
 from shanghaien.lib.errors import Conflict, Forbidden
 
 from .. import broadcast, rules
-from ..access import access_game, players_of
+from ..access import access_game, seating
 from ..clock import effective_deadline
 from ..models import Game
 from . import game_log, notify
@@ -35,7 +35,7 @@ def end_by_server(game: Game, reason: str, winner: int | None, now=None) -> tupl
     Call inside ``transaction.atomic()`` with the game row locked. Returns the players.
     """
     state = game.rules_state()
-    players = players_of(game)
+    players = seating(game).players
     events = rules.end_game(state, reason, winner)
     for event in events:
         state = rules.evolve(state, event)
