@@ -3,16 +3,26 @@
 Group messages carry only what changed and the new version, never a view: each socket
 builds its own viewer's JSON, so secrets never travel through the layer. A failing
 layer (Redis down) must not undo a committed move, so errors are logged, not raised.
+
+A change's notices go out together. From a request's thread they are sent on the event
+loop while the thread waits (``async_to_sync``); a socket that calls a service on a
+database thread holds them instead (``holding``) and publishes them from the loop
+itself, so that no database thread waits for the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
+import threading
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
+
+_local = threading.local()  # .held: the notices of the running ``holding`` call
 
 
 def game_group(game_id: int) -> str:
@@ -23,14 +33,57 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def _send(group: str, message: dict) -> None:
+def _send(*notices: tuple[str, dict]) -> None:
+    """Send (group, message) pairs, or hold them for the ``holding`` call running."""
+    held = getattr(_local, "held", None)
+    if held is not None:
+        held.extend(notices)
+        return
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not notices:
         return
     try:
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(_publish)(layer, notices)
     except Exception:  # the move is committed; clients resync on their next message
-        log.exception("broadcast to %s failed", group)
+        log.exception("broadcast failed")
+
+
+async def _publish(layer, notices) -> None:
+    sent = [layer.group_send(group, message) for group, message in notices]
+    results = await asyncio.gather(*sent, return_exceptions=True)
+    for (group, _message), result in zip(notices, results, strict=True):
+        if isinstance(result, Exception):
+            log.error("broadcast to %s failed", group, exc_info=result)
+
+
+async def publish(notices) -> None:
+    """Send the notices a ``holding`` call returned, from the event loop."""
+    layer = get_channel_layer()
+    if layer is not None and notices:
+        await _publish(layer, notices)
+
+
+def holding(func):
+    """``func`` with the notices of what it commits held back: it returns
+    ``(result, notices)``, and the caller, on the event loop, sends them (``publish``).
+
+    If ``func`` raises, whatever it committed before is announced all the same, here.
+    """
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        _local.held = held = []
+        try:
+            result = func(*args, **kwargs)
+        except BaseException:
+            _local.held = None
+            _send(*held)
+            raise
+        finally:
+            _local.held = None
+        return result, held
+
+    return run
 
 
 def game_changed(
@@ -41,7 +94,7 @@ def game_changed(
     ``players`` are the two players' user ids and ``to_move`` the id of the player whose
     turn it is now (None: nobody's), when the caller has them at hand.
     """
-    _send(game_group(game_id), {"type": "game.updated", "version": version, "force": force})
+    notices = [(game_group(game_id), {"type": "game.updated", "version": version, "force": force})]
     if players is None:
         from .models import Seat
 
@@ -49,20 +102,20 @@ def game_changed(
     notice = {"type": "lobby.games_changed", "game": game_id}
     if to_move != "unknown":
         notice["to_move"] = to_move
-    for user_id in players:
-        _send(user_group(user_id), notice)
+    notices += [(user_group(user_id), notice) for user_id in players]
+    _send(*notices)
 
 
 def invitation_changed(invitation, what: str) -> None:
     """Tell both sides of an invitation; an open one concerns only its sender until taken."""
     message = {"type": "lobby.invitation", "invitation": invitation.pk, "event": what}
-    for user_id in {invitation.from_user_id, invitation.to_user_id} - {None}:
-        _send(user_group(user_id), message)
+    users = {invitation.from_user_id, invitation.to_user_id} - {None}
+    _send(*((user_group(user_id), message) for user_id in users))
 
 
 def chat(game_id: int, message_id: int) -> None:
-    _send(game_group(game_id), {"type": "chat.message", "id": message_id})
+    _send((game_group(game_id), {"type": "chat.message", "id": message_id}))
 
 
 def chat_hidden(game_id: int, message_id: int) -> None:
-    _send(game_group(game_id), {"type": "chat.hidden", "id": message_id})
+    _send((game_group(game_id), {"type": "chat.hidden", "id": message_id}))

@@ -24,6 +24,7 @@ from shanghaien.lib.sockets import (
     retry_fields,
 )
 
+from . import broadcast
 from .access import access_game
 from .broadcast import game_group, user_group
 from .frames import FRAMES, WATCHER
@@ -192,7 +193,7 @@ class GameConsumer(JsonProtocolConsumer):
                 raise BadRequest(
                     "bad_request", _("Unknown fields: %(fields)s.") % {"fields": fields}
                 )
-            outcome = await database_sync_to_async(commands.do_command)(
+            outcome, notices = await database_sync_to_async(broadcast.holding(commands.do_command))(
                 self.game_id,
                 self.user,
                 content.get("command"),
@@ -203,6 +204,9 @@ class GameConsumer(JsonProtocolConsumer):
             return await self.send_error(
                 error.code, error.message, client_id, **retry_fields(error)
             )
+        # The new version's read first, so that the group's notice finds it made.
+        FRAMES.advance(self.game_id, outcome)
+        await broadcast.publish(notices)
         await self.send_json({"type": "ack", "client_id": client_id, "version": outcome.version})
 
     async def game_updated(self, event):

@@ -6,19 +6,23 @@ each from its own side. The game is read once per version (``access_game`` and
 the game in the process shares them. A socket that connects, asks to ``sync`` or hears
 of a change outside the event log (``force``) reads afresh; a chat message makes the
 kept read stale (it holds the chat).
+
+The process whose socket made the move reads nothing: the command's outcome and the read
+of the version before it make the read of the new one (``advance``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from dataclasses import dataclass, field
+
+import orjson
 
 from shanghaien.lib.sockets import database_sync_to_async
 
 from .access import Seating, access_game
-from .serializers import GameReads, game_json, read_game
+from .serializers import GameReads, game_json, read_after_command, read_game
 
 WATCHER = "watcher"
 
@@ -42,7 +46,7 @@ class GameRead:
             seating = Seating(self.seating.game, self.seating.players, seat)
             game = game_json(seating, self.reads)
             frame = {"type": "state", "version": game["version"], "game": game}
-            text = json.dumps(frame, separators=(",", ":"))
+            text = orjson.dumps(frame).decode()
             self.texts[kind] = text
         return text
 
@@ -75,6 +79,24 @@ class Frames:
         """Something the read holds changed without a new version (the chat)."""
         self.generation[game_id] += 1
         self.reads.pop(game_id, None)
+
+    def advance(self, game_id: int, outcome) -> None:
+        """Keep the read of the version a command just made (``outcome``: the command's
+        ``commands.Outcome``), made from the kept read of the version it was applied to."""
+        kept = self.reads.get(game_id)
+        if (
+            kept is None
+            or outcome.duplicate
+            or kept.version != outcome.previous
+            or kept.generation != self.generation[game_id]
+        ):
+            return
+        seating = outcome.seating
+        reads = read_after_command(kept.reads, seating.game, seating.seat, outcome.events)
+        if reads is not None:
+            self.reads[game_id] = GameRead(
+                Seating(seating.game, seating.players, None), reads, kept.generation
+            )
 
     async def fresh(self, game_id: int) -> GameRead:
         """A read made now, for this caller (kept for the others if it is the newest)."""

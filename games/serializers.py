@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils import timezone
+from django.utils.translation import get_language
 
 from accounts.models import Holiday
 from ratings.queries import game_ratings, rating_changes
@@ -34,6 +35,20 @@ class GameReads:
     rematch: Invitation | None
     ratings: dict | None
     today: dt.date
+    # Each recent command in words, by (language, version): the same for every side, and
+    # for every later read that still shows the command.
+    told: dict = field(default_factory=dict)
+
+
+def _floor(commands: list) -> int:
+    """The version before the oldest recent command: its events start after it."""
+    return commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
+
+
+def _holidays_since(game: Game, today: dt.date) -> dt.date:
+    """The holidays that end on or after this day matter: the deadline and the "away"
+    notes need them."""
+    return min(today, game.turn_started_at.date()) if game.turn_started_at else today
 
 
 def read_game(seating: Seating) -> GameReads:
@@ -44,11 +59,10 @@ def read_game(seating: Seating) -> GameReads:
         .order_by("-version")
         .values("seat", "version")[: RECENT_COMMANDS + 1]
     )
-    floor = commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
+    floor = _floor(commands)
     events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq")
     today = timezone.now().date()
-    # One query for both players' holidays: the deadline and the "away" notes need them.
-    since = min(today, game.turn_started_at.date()) if game.turn_started_at else today
+    since = _holidays_since(game, today)
     ids = [p.pk for p in seating.players]
     over = game.status != Game.Status.ACTIVE
     return GameReads(
@@ -68,12 +82,44 @@ def read_game(seating: Seating) -> GameReads:
     )
 
 
+def read_after_command(reads: GameReads, game: Game, seat: int, appended) -> GameReads | None:
+    """What ``read_game`` would read right after a command, from its read of the version
+    the command was applied to and what the command wrote (``appended``: its events, as
+    (seq, event)), without a query; None where that cannot be told without one (a game
+    that ended has ratings and a rematch to read, and a game whose first command this is
+    has its opening events, which the read before did not hold).
+    """
+    if game.status != Game.Status.ACTIVE or not reads.commands:
+        return None
+    version = appended[-1][0] if appended else game.version
+    commands = [{"seat": seat, "version": version}, *reads.commands][: RECENT_COMMANDS + 1]
+    floor = _floor(commands)
+    today = timezone.now().date()
+    since = _holidays_since(game, today)
+    return GameReads(
+        commands=commands,
+        events=[(seq, e) for seq, e in reads.events if seq > floor]
+        + [(seq, dict(e)) for seq, e in appended],
+        floor=floor,
+        holidays=[h for h in reads.holidays if h.end >= since],
+        chat=reads.chat,
+        rematch=None,
+        ratings=None,
+        today=today,
+        told={key: text for key, text in reads.told.items() if key[1] >= floor},
+    )
+
+
 def recent_actions(reads: GameReads, side: int) -> list[dict]:
     """The last commands in words, newest first, each told from ``side``'s point of view."""
-    commands, actions = reads.commands, []
+    commands, actions, language = reads.commands, [], get_language()
     for i, command in enumerate(commands[:RECENT_COMMANDS]):
-        after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
-        told = describe_events([e for seq, e in reads.events if after < seq <= command["version"]])
+        version = command["version"]
+        told = reads.told.get((language, version))
+        if told is None:
+            after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
+            told = describe_events([e for seq, e in reads.events if after < seq <= version])
+            reads.told[language, version] = told
         if told:
             actions.append({"by": "me" if command["seat"] == side else "opponent", "text": told})
     return actions

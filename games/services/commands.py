@@ -22,6 +22,8 @@ class Outcome:
     seating: Seating  # the game as the player sees it, right after the command
     version: int  # the game's version right after the command
     duplicate: bool  # a retry of a command already applied: nothing was applied now
+    previous: int | None = None  # the version the command was applied to (None: a duplicate)
+    events: tuple = ()  # (seq, event) of each event the command appended
 
     @property
     def game(self) -> Game:
@@ -89,6 +91,7 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         for event in events:
             state = rules.evolve(state, event)
         now = timezone.now()
+        first = game.version + 1
         game_log.append_events(game, events, seat=seat)
         change = game_log.store_state(game, state, seating.players, now)
         game.last_move_at = now
@@ -105,4 +108,5 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         transaction.on_commit(
             lambda: broadcast.game_changed(game.pk, version, players=players, to_move=to_move)
         )
-    return Outcome(seating, version, duplicate=False)
+    appended = tuple(zip(range(first, version + 1), events, strict=True))
+    return Outcome(seating, version, False, expected_version, appended)

@@ -44,6 +44,7 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
     """
     previous = game.to_move_id
     game.state = rules.state_to_json(state)
+    game.__dict__["_rules_state"] = (game.state, state)  # what rules_state() would parse
     game.round = max(state.round, 1)
     game.to_move = players[state.turn] if state.turn is not None else None
     turn_began = False

@@ -1,13 +1,17 @@
 """What one move costs the database: the statements of the write and of one read."""
 
+import random
+import uuid
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.access import access_game
-from games.frames import GameRead
-from games.models import Command, Event
-from games.serializers import read_game
+from games import rules
+from games.access import Seating, access_game
+from games.frames import Frames, GameRead
+from games.models import Command, Event, Game
+from games.serializers import read_after_command, read_game
 from games.services import commands
 
 pytestmark = pytest.mark.django_db
@@ -66,3 +70,82 @@ def test_a_move_and_its_read_take_nine_statements_at_most(game):
         seating = access_game(None, game.pk)
         read_game(seating)
     assert len(statements(move)) <= 9, "\n".join(statements(move))
+
+
+def _frames(read: GameRead) -> list[str]:
+    return [read.frame(kind) for kind in (0, 1, "watcher")]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_read_after_a_command_is_the_read_the_database_gives(game, seed):
+    """FRAMES.advance builds each new version's read from the one before and the command's
+    outcome; over whole random games, every frame must be the one a fresh read gives."""
+    rng = random.Random(seed)
+    seating = access_game(None, game.pk)
+    kept = GameRead(seating, read_game(seating), generation=0)
+    derived = 0
+    while kept.seating.game.status == Game.Status.ACTIVE:
+        state = kept.seating.game.rules_state()
+        seat = state.turn
+        command = rules.random_command(state, seat, rng)
+        outcome = commands.do_command(
+            game.pk, kept.seating.players[seat], command, kept.version, str(uuid.uuid4())
+        )
+        fresh_seating = access_game(None, game.pk)
+        fresh = GameRead(fresh_seating, read_game(fresh_seating), generation=0)
+        reads = read_after_command(kept.reads, outcome.game, seat, outcome.events)
+        if reads is not None:
+            after = GameRead(Seating(outcome.game, outcome.seating.players, None), reads, 0)
+            assert _frames(after) == _frames(fresh), f"version {outcome.version}"
+            derived += 1
+        kept = fresh
+    assert derived > 20  # all but the first command and the last
+
+
+def test_a_socket_process_reads_nothing_for_its_own_move(game):
+    """Frames.advance keeps the new version's read, made without a statement."""
+    frames = Frames()
+    frames.join(game.pk)
+    game.refresh_from_db()
+    mover, version = game.to_move, game.version
+    outcome = commands.do_command(game.pk, mover, {"type": "roll"}, version, "a1")
+    seating = access_game(None, game.pk)
+    frames.reads[game.pk] = GameRead(seating, read_game(seating), generation=0)
+    state = seating.game.rules_state()
+    command = rules.random_command(state, state.turn, random.Random(4))
+    player = seating.players[state.turn]
+    moved = commands.do_command(game.pk, player, command, outcome.version, "a2")
+    with CaptureQueriesContext(connection) as advance:
+        frames.advance(game.pk, moved)
+        kept = frames.reads[game.pk]
+        made = _frames(kept)
+    assert statements(advance) == []
+    assert kept.version == moved.version
+    fresh = access_game(None, game.pk)
+    assert made == _frames(GameRead(fresh, read_game(fresh), generation=0))
+
+
+def test_advance_keeps_nothing_it_cannot_vouch_for(game):
+    """A read of another version, a stale one (a chat line since) or a retry: no advance."""
+    frames = Frames()
+    frames.join(game.pk)
+    game.refresh_from_db()
+    first = commands.do_command(game.pk, game.to_move, {"type": "roll"}, game.version, "k1")
+    seating = access_game(None, game.pk)
+    before = GameRead(seating, read_game(seating), generation=0)
+    state = seating.game.rules_state()
+    command = rules.random_command(state, state.turn, random.Random(5))
+    player = seating.players[state.turn]
+    moved = commands.do_command(game.pk, player, command, first.version, "k2")
+    again = commands.do_command(game.pk, player, command, first.version, "k2")
+    assert again.duplicate
+    frames.reads[game.pk] = before
+    frames.advance(game.pk, again)
+    assert frames.reads[game.pk] is before
+    frames.stale(game.pk)  # a chat line: the kept read is gone, and nothing is made
+    frames.advance(game.pk, moved)
+    assert game.pk not in frames.reads
+    frames.reads[game.pk] = GameRead(seating, read_game(seating), generation=0)
+    frames.generation[game.pk] += 1  # stale while it was being read
+    frames.advance(game.pk, moved)
+    assert frames.reads[game.pk].version == first.version

@@ -1,6 +1,7 @@
 """A move costs the same statements however many sockets watch it, on pooled connections."""
 
 import asyncio
+import datetime as dt
 import random
 import threading
 import time
@@ -10,6 +11,7 @@ from channels.db import database_sync_to_async
 from django.db import connection
 from django.db.backends import utils
 
+from accounts.holidays import do_declare_holiday
 from games import rules
 from games.frames import FRAMES
 
@@ -76,7 +78,7 @@ async def test_a_move_costs_nine_statements_whatever_watches_it(
     sockets, game, players, django_user_model, monkeypatch, watchers
 ):
     name, version = await mover_of(game)
-    other = "bernd" if name == "anna" else "anna"
+    actor_name, other = name, "bernd" if name == "anna" else "anna"
     actor = await open_board(sockets, game, players[name])
     boards = [await open_board(sockets, game, players[other])]
     for _ in range(watchers):  # carl, in as many tabs
@@ -85,6 +87,15 @@ async def test_a_move_costs_nine_statements_whatever_watches_it(
     await play_one_move(actor, version, "m1", boards)
     assert counter.count <= 9, "\n".join(counter.sql)
     assert FRAMES.reads[game.pk].version == version + 1  # one read, kept for the process
+    # From now on the process that makes a move reads nothing: the write and its read.
+    rng = random.Random(watchers)
+    for i in range(3):
+        name, version, command = await next_move(game, rng)
+        mover = actor if name == actor_name else boards[0]
+        watching = [b for b in [actor, *boards] if b is not mover]
+        counter.count, counter.sql = 0, []
+        await play_one_move(mover, version, f"n{i}", watching, command)
+        assert counter.count == 4, "\n".join(counter.sql)
 
 
 async def test_a_chat_line_makes_the_kept_read_stale(sockets, game, players):
@@ -136,3 +147,18 @@ async def test_moves_open_no_new_database_session(sockets, game, players):
         await asyncio.sleep(0.5)
         after = await sessions_so_far()
     assert after - before == 0, f"{after - before} new PostgreSQL sessions for 6 moves"
+
+
+async def test_a_declared_holiday_reaches_the_open_boards_at_once(sockets, game, players):
+    """The kept read holds the holidays: declaring one announces the player's games."""
+    name, version = await mover_of(game)
+    other = "bernd" if name == "anna" else "anna"
+    actor = await open_board(sockets, game, players[name])
+    await play_one_move(actor, version, "m1", [])  # a read is kept for the game
+    start = dt.date.today() + dt.timedelta(days=10)
+    end = start + dt.timedelta(days=2)
+    await database_sync_to_async(do_declare_holiday)(players[other], start, end)
+    state = await actor.receive_json_from(timeout=5)
+    assert state["type"] == "state"
+    away = state["game"]["clock"]["away"]["opponent"]
+    assert away == [{"start": start.isoformat(), "end": end.isoformat()}]
