@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from . import holidays
+
+        holidays.connect()

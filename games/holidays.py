@@ -1,0 +1,37 @@
+"""A player's holidays move the clocks of their games: the boards are told at once.
+
+A holiday is declared or cancelled in accounts (or changed in the admin), which knows
+nothing of games; the games listen for the change and announce every active game of
+that player as changed outside its event log (``force``), so that each open board, and
+the read a socket process keeps of it, shows the new deadline and "away" note.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+from accounts.models import Holiday
+
+from . import broadcast
+from .models import Game, Seat
+
+
+def _announce(user_id: int) -> None:
+    active = Seat.objects.filter(user_id=user_id, game__status=Game.Status.ACTIVE)
+    games = dict(active.values_list("game_id", "game__version"))
+    players: dict[int, list[int]] = {game_id: [] for game_id in games}
+    for game_id, player in Seat.objects.filter(game_id__in=games).values_list("game_id", "user_id"):
+        players[game_id].append(player)
+    for game_id, version in games.items():
+        broadcast.game_changed(game_id, version, force=True, players=players[game_id])
+
+
+def holidays_changed(sender, instance: Holiday, **kwargs) -> None:
+    user_id = instance.user_id
+    transaction.on_commit(lambda: _announce(user_id))
+
+
+def connect() -> None:
+    post_save.connect(holidays_changed, sender=Holiday, dispatch_uid="games.holidays")
+    post_delete.connect(holidays_changed, sender=Holiday, dispatch_uid="games.holidays.delete")
