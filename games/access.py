@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import Forbidden, NotFound
 from shanghaien.lib.input import parse_id
+from shanghaien.lib.prepared import PreparedQuery
 
 from .models import Game, Seat
 
@@ -82,13 +83,19 @@ def access_game(user, game_id, *, lock: bool = False, must_play: bool = False) -
     return found
 
 
+def _seats(pk):
+    return Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat")
+
+
+# Every move and every read runs one of these: compiled once (shanghaien.lib.prepared).
+_SEATS = PreparedQuery(_seats)
+_SEATS_LOCKED = PreparedQuery(lambda pk: _seats(pk).select_for_update(of=("game",)))
+
+
 def _seated(game_id, user, lock: bool) -> Seating:
     """The game with its seats and their users in one query, the game row locked if asked."""
     pk = parse_id(game_id)
-    seats = Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat")
-    if lock:
-        seats = seats.select_for_update(of=("game",))
-    seats = list(seats) if pk else []
+    seats = (_SEATS_LOCKED if lock else _SEATS)(pk) if pk else []
     if not seats:  # every game has its two seats from the start
         raise NotFound("not_found", _("No such game."))
     game = seats[0].game

@@ -95,10 +95,8 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         game_log.append_events(game, events, seat=seat)
         change = game_log.store_state(game, state, seating.players, now)
         game.last_move_at = now
-        game.save()
-        Command.objects.create(
-            game=game, seat=seat, client_id=client_id, command=command, version=game.version
-        )
+        game_log.save_game(game)
+        game_log.record_command(game, seat, client_id, command)
         if change.turn_began:
             notify.your_turn(game)
         if change.result_arrived:

@@ -10,8 +10,10 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from shanghaien.lib.prepared import insert_rows, update_row
+
 from .. import rules
-from ..models import Event, Game
+from ..models import Command, Event, Game
 
 # Dice and shuffles come from the operating system's randomness, never from a stored seed.
 rng = secrets.SystemRandom()
@@ -25,15 +27,25 @@ class Change:
     result_arrived: bool  # the game ended just now
 
 
+EVENT_FIELDS = ("game", "seq", "kind", "payload", "seat")
+# What a change of state writes to the game's row: every field but its id and birth.
+GAME_FIELDS = tuple(
+    f.name for f in Game._meta.concrete_fields if f.name not in ("id", "created_at")
+)
+
+
 def append_events(game: Game, events: list[dict], seat: int | None) -> None:
     rows = []
     for event in events:
         game.version += 1
         payload = {k: v for k, v in event.items() if k != "type"}
-        rows.append(
-            Event(game=game, seq=game.version, kind=event["type"], payload=payload, seat=seat)
-        )
-    Event.objects.bulk_create(rows)
+        rows.append((game.pk, game.version, event["type"], payload, seat))
+    insert_rows(Event, EVENT_FIELDS, rows)
+
+
+def save_game(game: Game) -> None:
+    """Write the game's row after a change of state (what ``game.save()`` writes)."""
+    update_row(game, GAME_FIELDS)
 
 
 def store_state(game: Game, state: rules.GameState, players, now) -> Change:
@@ -73,3 +85,12 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
 def replay_events(game: Game) -> rules.GameState:
     """The state folded from the stored log (the snapshot must equal it)."""
     return rules.replay(e.as_rules_event() for e in game.events.order_by("seq"))
+
+
+COMMAND_FIELDS = ("game", "seat", "client_id", "command", "version")
+
+
+def record_command(game: Game, seat: int, client_id: str, command) -> None:
+    """The command that moved the game to its current version; a ``client_id`` used before
+    in this game raises ``IntegrityError``."""
+    insert_rows(Command, COMMAND_FIELDS, [(game.pk, seat, client_id, command, game.version)])
