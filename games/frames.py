@@ -22,7 +22,7 @@ import orjson
 from shanghaien.lib.sockets import database_sync_to_async
 
 from .access import Seating, access_game
-from .serializers import GameReads, game_json, read_after_command, read_game
+from .serializers import GameReads, game_json, read_after_command, read_game, read_since
 
 WATCHER = "watcher"
 
@@ -52,9 +52,13 @@ class GameRead:
 
 
 @database_sync_to_async
-def _read(game_id: int) -> tuple[Seating, GameReads]:
+def _read(game_id: int, kept: GameRead | None) -> tuple[Seating, GameReads]:
+    """The game now: what was written since ``kept`` (a read of it), or all of it."""
     seating = access_game(None, game_id)
-    return seating, read_game(seating)
+    reads = None
+    if kept is not None and seating.game.version > kept.version:
+        reads = read_since(seating, kept.reads, kept.version)
+    return seating, reads or read_game(seating)
 
 
 class Frames:
@@ -120,13 +124,18 @@ class Frames:
 
     async def _shared_read(self, game_id: int) -> GameRead:
         try:
-            return self._keep(game_id, await self._read(game_id))
+            return self._keep(game_id, await self._read(game_id, since=True))
         finally:
             self.building.pop(game_id, None)
 
-    async def _read(self, game_id: int) -> GameRead:
+    async def _read(self, game_id: int, since: bool = False) -> GameRead:
+        """A read of the game; ``since``: of what changed since the kept read, if it is
+        still current (no chat line since)."""
         generation = self.generation[game_id]
-        seating, reads = await _read(game_id)
+        kept = self.reads.get(game_id) if since else None
+        if kept is not None and kept.generation != generation:
+            kept = None
+        seating, reads = await _read(game_id, kept)
         return GameRead(seating, reads, generation)
 
     def _keep(self, game_id: int, read: GameRead) -> GameRead:

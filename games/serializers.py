@@ -82,31 +82,63 @@ def read_game(seating: Seating) -> GameReads:
     )
 
 
-def read_after_command(reads: GameReads, game: Game, seat: int, appended) -> GameReads | None:
-    """What ``read_game`` would read right after a command, from its read of the version
-    the command was applied to and what the command wrote (``appended``: its events, as
-    (seq, event)), without a query; None where that cannot be told without one (a game
-    that ended has ratings and a rematch to read, and a game whose first command this is
-    has its opening events, which the read before did not hold).
+def read_after(reads: GameReads, game: Game, commands: list, events: list) -> GameReads | None:
+    """What ``read_game`` would read now, from an earlier read of the same game and what
+    was written since: ``commands``, newest first, as ``read_game`` reads them, and all
+    the events after that read's version, as (seq, event) in order.
+
+    None where that cannot be told without reading more: a game that ended has ratings
+    and a rematch to read, and before a game's first command its opening events were
+    not read. The chat and the holidays are carried over: whatever changes them makes
+    the earlier read stale (a chat line) or announces the game (a holiday).
     """
     if game.status != Game.Status.ACTIVE or not reads.commands:
         return None
-    version = appended[-1][0] if appended else game.version
-    commands = [{"seat": seat, "version": version}, *reads.commands][: RECENT_COMMANDS + 1]
+    commands = [*commands, *reads.commands][: RECENT_COMMANDS + 1]
     floor = _floor(commands)
     today = timezone.now().date()
     since = _holidays_since(game, today)
     return GameReads(
         commands=commands,
-        events=[(seq, e) for seq, e in reads.events if seq > floor]
-        + [(seq, dict(e)) for seq, e in appended],
+        events=[(seq, e) for seq, e in [*reads.events, *events] if seq > floor],
         floor=floor,
         holidays=[h for h in reads.holidays if h.end >= since],
         chat=reads.chat,
         rematch=None,
         ratings=None,
         today=today,
-        told={key: text for key, text in reads.told.items() if key[1] >= floor},
+        told={key: text for key, text in reads.told.items() if key[1] > floor},
+    )
+
+
+def read_after_command(reads: GameReads, game: Game, seat: int, appended) -> GameReads | None:
+    """``read_after`` one command of ``seat`` that appended ``appended`` (seq, event):
+    what the process that applied it knows without a query."""
+    version = appended[-1][0] if appended else game.version
+    events = [(seq, dict(event)) for seq, event in appended]
+    return read_after(reads, game, [{"seat": seat, "version": version}], events)
+
+
+def read_since(seating: Seating, reads: GameReads, version: int) -> GameReads | None:
+    """``read_after`` the read of ``version``: two queries, for the commands and the
+    events since (None: read the whole game)."""
+    game = seating.game
+    if game.status != Game.Status.ACTIVE or not reads.commands:
+        return None
+    commands = list(
+        Command.objects.filter(game=game, version__gt=version)
+        .order_by("-version")
+        .values("seat", "version")[: RECENT_COMMANDS + 1]
+    )
+    events = Event.objects.filter(game=game, seq__gt=version).order_by("seq")
+    return read_after(
+        reads,
+        game,
+        commands,
+        [
+            (seq, {"type": kind, **payload})
+            for seq, kind, payload in events.values_list("seq", "kind", "payload")
+        ],
     )
 
 

@@ -11,7 +11,7 @@ from games import rules
 from games.access import Seating, access_game
 from games.frames import Frames, GameRead
 from games.models import Command, Event, Game
-from games.serializers import read_after_command, read_game
+from games.serializers import read_after_command, read_game, read_since
 from games.services import commands
 
 pytestmark = pytest.mark.django_db
@@ -83,7 +83,8 @@ def test_the_read_after_a_command_is_the_read_the_database_gives(game, seed):
     rng = random.Random(seed)
     seating = access_game(None, game.pk)
     kept = GameRead(seating, read_game(seating), generation=0)
-    derived = 0
+    older = []  # earlier reads, as another process keeps them
+    derived = caught_up = 0
     while kept.seating.game.status == Game.Status.ACTIVE:
         state = kept.seating.game.rules_state()
         seat = state.turn
@@ -98,8 +99,16 @@ def test_the_read_after_a_command_is_the_read_the_database_gives(game, seed):
             after = GameRead(Seating(outcome.game, outcome.seating.players, None), reads, 0)
             assert _frames(after) == _frames(fresh), f"version {outcome.version}"
             derived += 1
+        for back in older[-3:]:  # what another process reads: only what came since
+            reads = read_since(fresh_seating, back.reads, back.version)
+            if reads is not None:
+                since = GameRead(fresh_seating, reads, 0)
+                assert _frames(since) == _frames(fresh), f"from {back.version}"
+                caught_up += 1
+        older.append(kept)
         kept = fresh
     assert derived > 20  # all but the first command and the last
+    assert caught_up > 60
 
 
 def test_a_socket_process_reads_nothing_for_its_own_move(game):

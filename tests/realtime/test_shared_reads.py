@@ -14,6 +14,7 @@ from django.db.backends import utils
 from accounts.holidays import do_declare_holiday
 from games import rules
 from games.frames import FRAMES
+from games.services import commands
 
 from ..helpers.db import uses_postgres
 
@@ -162,3 +163,27 @@ async def test_a_declared_holiday_reaches_the_open_boards_at_once(sockets, game,
     assert state["type"] == "state"
     away = state["game"]["clock"]["away"]["opponent"]
     assert away == [{"start": start.isoformat(), "end": end.isoformat()}]
+
+
+async def test_a_move_made_elsewhere_is_caught_up_in_three_statements(
+    sockets, game, players, monkeypatch
+):
+    """Another process's move (here: the service, called directly) reaches this process as
+    a notice; its sockets share one read of what changed since the kept read."""
+    name, version = await mover_of(game)
+    other = "bernd" if name == "anna" else "anna"
+    boards = [await open_board(sockets, game, players[n]) for n in (name, other, "carl")]
+    await play_one_move(boards[0], version, "m1", boards[1:])  # a read with a command
+    rng = random.Random(8)
+    for i in range(3):
+        name, version, command = await next_move(game, rng)
+        counter = StatementCounter(monkeypatch)
+        await database_sync_to_async(commands.do_command)(
+            game.pk, players[name], command, version, f"e{i}"
+        )
+        for board in boards:
+            pushed = await board.receive_json_from(timeout=5)
+            assert pushed["type"] == "state" and pushed["version"] > version
+        # The write (elsewhere: four), then here the game, its commands and events since.
+        assert counter.count == 7, "\n".join(counter.sql)
+        assert [sql.split()[0] for sql in counter.sql[4:]] == ["SELECT"] * 3
