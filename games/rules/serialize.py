@@ -5,14 +5,37 @@ The snapshot holds the deck order: it is a server secret, never a player's view.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from .state import CardOutcome, GameState, Player, Result, RoundReport, Score
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
-    return asdict(state)
+    """The state as JSON values: dataclasses as objects, tuples as lists (what a JSON
+    round trip gives back; ``dataclasses.asdict`` copied every value and cost a move
+    more than the rest of its rules)."""
+    return _plain(state)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    if is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in _fields(type(value))}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+_FIELDS: dict[type, tuple] = {}
+
+
+def _fields(cls: type) -> tuple:
+    known = _FIELDS.get(cls)
+    if known is None:
+        known = _FIELDS[cls] = fields(cls)
+    return known
 
 
 def _pair(value: Any) -> tuple | None:
