@@ -29,7 +29,8 @@ def _announce(user_id: int) -> None:
 
 def holidays_changed(sender, instance: Holiday, **kwargs) -> None:
     user_id = instance.user_id
-    transaction.on_commit(lambda: _announce(user_id))
+    # robust: the holiday is saved whatever happens to the announcement (it is logged).
+    transaction.on_commit(lambda: _announce(user_id), robust=True)
 
 
 def connect() -> None:

@@ -187,3 +187,17 @@ async def test_a_move_made_elsewhere_is_caught_up_in_three_statements(
         # The write (elsewhere: four), then here the game, its commands and events since.
         assert counter.count == 7, "\n".join(counter.sql)
         assert [sql.split()[0] for sql in counter.sql[4:]] == ["SELECT"] * 3
+
+
+async def test_a_move_is_announced_even_if_its_read_cannot_be_kept(
+    sockets, game, players, monkeypatch
+):
+    def broken(game_id, outcome):
+        raise RuntimeError("a bug in advance")
+
+    name, version = await mover_of(game)
+    other = "bernd" if name == "anna" else "anna"
+    actor = await open_board(sockets, game, players[name])
+    board = await open_board(sockets, game, players[other])
+    monkeypatch.setattr(FRAMES, "advance", broken)
+    await play_one_move(actor, version, "m1", [board])  # both sockets get the new state
