@@ -2,10 +2,10 @@
 
 When a move is broadcast, every socket of the game in this process needs the new state,
 each from its own side. The game is read once per version (``access_game`` and
-``read_game``: six queries), and each side's frame is encoded once; every socket of
-the game in the process shares them. A socket that connects, asks to ``sync`` or hears
-of a change outside the event log (``force``) reads afresh; a chat message makes the
-kept read stale (it holds the chat).
+``read_game``: five queries; three for what changed since a kept read), and each
+side's frame is encoded once; every socket of the game in the process shares them. A
+socket that connects, asks to ``sync`` or hears of a change outside the event log
+(``force``) reads afresh; a chat message makes the kept read stale (it holds the chat).
 
 The process whose socket made the move reads nothing: the command's outcome and the read
 of the version before it make the read of the new one (``advance``).
