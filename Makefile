@@ -5,7 +5,7 @@ PY = $(VENV)/bin/python
 STAMP = $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test lint format bench bench-engine bench-load clean
+.PHONY: install run test lint format messages bench bench-engine bench-load clean
 
 install: $(STAMP)
 
@@ -33,6 +33,15 @@ lint: install
 format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+# The translation catalogues: gathers every string of the code and templates into
+# locale/{de,fr,it}/LC_MESSAGES/django.po (keeping what is translated) and compiles the
+# .mo files that are committed beside them. Needs GNU gettext (apt-get install gettext).
+messages: export DJANGO_DEBUG ?= 1
+messages: install
+	$(PY) manage.py makemessages --locale de --locale fr --locale it --no-location --no-obsolete \
+		--ignore '.venv/*' --ignore 'tests/*' --ignore 'bench/*' --ignore 'staticfiles/*'
+	$(PY) manage.py compilemessages --ignore '.venv/*'
 
 bench: bench-engine bench-load
 

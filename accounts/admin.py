@@ -27,7 +27,19 @@ class SuspendedFilter(admin.SimpleListFilter):
 class UserAdmin(BaseUserAdmin):
     fieldsets = (
         *BaseUserAdmin.fieldsets,
-        (_("Preferences"), {"fields": ("email_on_turn", "daily_digest", "email_reminders")}),
+        (
+            _("Preferences"),
+            {
+                "fields": (
+                    "email_on_turn",
+                    "email_invitations",
+                    "daily_digest",
+                    "email_reminders",
+                    "language",
+                    "time_zone",
+                )
+            },
+        ),
         (_("Moderation"), {"fields": ("suspended_until",)}),
     )
     list_display = ("username", "email", "is_staff", "suspended_until", "date_joined")

@@ -1,22 +1,98 @@
+from allauth.account.adapter import get_adapter
+from allauth.account.forms import LoginForm as AllauthLoginForm
+from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .models import User
+from shanghaien.lib.moments import local_moment
+from shanghaien.lib.ratelimit import try_again_in
+
+from .models import SUSPENDED_FOR_GOOD, User, time_zones
+from .throttle import wait_for
 
 
-class SignupForm(UserCreationForm):
-    """Django's sign-up form; it already refuses a name that differs only in case."""
+class LoginForm(AllauthLoginForm):
+    """allauth's log in (username or email). A suspended player who gives their right
+    password is told why they cannot come in, rather than "wrong password" (allauth's
+    backend hands such a user over for a page of its own); a wrong password says no
+    more than before. Too many failures say when to try again."""
 
-    class Meta:
-        model = User
-        fields = ("username", "email")
+    retry_after = 0  # seconds, when the attempt was refused for too many failures
+
+    def clean(self):
+        try:
+            cleaned_data = super().clean()
+        except ValidationError as error:
+            if getattr(error, "code", None) == "too_many_login_attempts":
+                raise self._throttled() from error
+            raise
+        if self.user is not None and getattr(self.user, "is_suspended", False):
+            raise ValidationError(suspension_message(self.user), code="suspended")
+        return cleaned_data
+
+    def _throttled(self) -> ValidationError:
+        key = get_adapter(self.request).login_attempts_key(self.request, self.user_credentials())
+        self.retry_after = max(wait_for(self.request, "login_failed", key=key), 1)
+        message = gettext("Too many failed attempts to log in. %(try_again)s") % {
+            "try_again": try_again_in(self.retry_after)
+        }
+        return ValidationError(message, code="too_many_login_attempts")
+
+
+def suspension_message(user: User) -> str:
+    reason = user.suspension_reason or gettext("no reason was recorded")
+    if user.suspended_until >= SUSPENDED_FOR_GOOD:
+        return gettext("Your account is suspended for good: %(reason)s") % {"reason": reason}
+    with timezone.override(user.zone):
+        until = local_moment(user.suspended_until)
+    return gettext("Your account is suspended until %(date)s: %(reason)s") % {
+        "date": until,
+        "reason": reason,
+    }
+
+
+def time_zone_choices():
+    return [(name, name.replace("_", " ")) for name in sorted(time_zones())]
+
+
+class SignupForm(AllauthSignupForm):
+    """allauth's sign-up; the page's script fills in the browser's time zone, and the
+    language the page was shown in becomes the player's (their emails speak it)."""
+
+    time_zone = forms.CharField(required=False, widget=forms.HiddenInput, max_length=64)
+
+    def clean_time_zone(self):
+        name = self.cleaned_data.get("time_zone") or ""
+        return name if name in time_zones() else "UTC"
+
+    def save(self, request):
+        user = super().save(request)
+        user.time_zone = self.cleaned_data.get("time_zone") or "UTC"
+        user.language = translation.get_language() or ""
+        user.save(update_fields=["time_zone", "language"])
+        return user
 
 
 class PreferencesForm(forms.ModelForm):
+    """What a player wants by email, and the language and time zone of their pages and
+    emails. The address itself changes on the email page, where a new one replaces the
+    old only once it is confirmed."""
+
+    time_zone = forms.TypedChoiceField(label=_("time zone"), choices=time_zone_choices)
+
     class Meta:
         model = User
-        fields = ("email", "email_on_turn", "daily_digest", "email_reminders")
+        fields = (
+            "language",
+            "time_zone",
+            "email_on_turn",
+            "email_invitations",
+            "daily_digest",
+            "email_reminders",
+        )
 
 
 class HolidayForm(forms.Form):

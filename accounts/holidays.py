@@ -41,7 +41,7 @@ HOLIDAY_NOTICE_MAX = dt.timedelta(days=365)
 
 def do_declare_holiday(user, start, end, now=None) -> Holiday:
     start, end = _date(start, "start"), _date(end, "end")
-    today = (now or timezone.now()).date()
+    today = timezone.localtime(now or timezone.now(), user.zone).date()  # the player's day
     if start <= today:
         raise BadRequest("holiday_not_in_advance", _("A holiday is announced in advance."))
     if start > today + HOLIDAY_NOTICE_MAX:
@@ -84,7 +84,7 @@ def do_declare_holiday(user, start, end, now=None) -> Holiday:
 
 
 def do_cancel_holiday(user, holiday_id, now=None) -> None:
-    today = (now or timezone.now()).date()
+    today = timezone.localtime(now or timezone.now(), user.zone).date()
     with transaction.atomic():
         holiday = locked_or_404(
             Holiday.objects.filter(user=user), holiday_id, _("No such holiday.")

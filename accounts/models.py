@@ -1,7 +1,13 @@
 import hashlib
 import secrets
+import zoneinfo
+from datetime import UTC, datetime
+from functools import cache
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.core import signing
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
@@ -13,13 +19,53 @@ class CaseInsensitiveUserManager(UserManager):
         return self.get(username__iexact=username)
 
 
+SUSPENDED_FOR_GOOD = datetime(9999, 1, 1, tzinfo=UTC)  # ``suspended_until`` of "for good"
+
+
+@cache
+def time_zones() -> frozenset[str]:
+    """The IANA zone names this machine knows (the tzdata package where the OS has none)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+def validate_time_zone(name: str) -> None:
+    if name not in time_zones():
+        raise ValidationError(_("Not a time zone: choose one from the list."), code="time_zone")
+
+
+# The one-click unsubscribe link of every email of ours (``User.unsubscribe_token``):
+# which emails the link of each kind of email turns off, and the preferences that does.
+# The timeout email is always sent, so its link turns off the turn emails. The digest
+# stands in for the turn emails, so turning it off turns those off too: otherwise an email
+# a turn would start where the player asked for less.
+UNSUBSCRIBE_FROM = {
+    "turn": "turn",
+    "timeout": "turn",
+    "invitation": "invitation",
+    "reminder": "reminder",
+    "digest": "digest",
+}
+UNSUBSCRIBE_FIELDS = {
+    "turn": ("email_on_turn",),
+    "invitation": ("email_invitations",),
+    "reminder": ("email_reminders",),
+    "digest": ("daily_digest", "email_on_turn"),
+}
+UNSUBSCRIBE_SALT = "accounts.unsubscribe"  # these signatures are good for nothing else
+
+
 class User(AbstractUser):
     """A player or an admin."""
 
     email_on_turn = models.BooleanField(
         _("email me when it is my turn"),
-        default=False,
+        default=True,
         help_text=_("At most one email per game and turn."),
+    )
+    email_invitations = models.BooleanField(
+        _("email me when I am invited"),
+        default=True,
+        help_text=_("One email per invitation to a game."),
     )
 
     daily_digest = models.BooleanField(
@@ -40,11 +86,38 @@ class User(AbstractUser):
         help_text=_("suspended until then (far future: for good)"),
     )
 
+    language = models.CharField(
+        _("language"),
+        max_length=8,
+        choices=settings.LANGUAGES,
+        blank=True,
+        help_text=_("Pages and emails in this language; empty: the browser's."),
+    )
+    time_zone = models.CharField(
+        _("time zone"),
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text=_("Deadlines, holidays and emails in this zone's time."),
+    )
+
+    suspension_reason = models.TextField(
+        _("reason for the suspension"),
+        blank=True,
+        help_text=_("shown to the player when they try to log in"),
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
         constraints = [
             models.UniqueConstraint(Lower("username"), name="username_unique_ignoring_case"),
+            # One account an address, whatever its case; accounts without one may be many.
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=~models.Q(email=""),
+                name="email_unique_ignoring_case",
+            ),
         ]
         permissions = [("suspend_user", "Can suspend a user and lift a suspension")]
 
@@ -61,19 +134,72 @@ class User(AbstractUser):
         """Whether to email this player about ``kind``: the one place of the email policy.
 
         ``turn``: one email per game and turn, unless they chose the daily digest instead;
-        ``invitation``: with the turn emails; ``reminder``: when a fifth of the time to move
-        is left; ``digest``: the daily list of games waiting; ``timeout``: a game lost or
-        won on time, always. Never without an address, nor to a closed account.
+        ``invitation``: one per invitation received; ``reminder``: when a fifth of the
+        time to move is left; ``digest``: the daily list of games waiting; ``timeout``: a
+        game lost or won on time, always. Turn and invitation emails are on for a new
+        account. Never to an address the player has not confirmed (asked last, so that a
+        player who wants nothing costs no query), nor to a closed account.
         """
         if not (self.email and self.is_active):
             return False
-        return {
+        wanted = {
             "turn": self.email_on_turn and not self.daily_digest,
-            "invitation": self.email_on_turn,
+            "invitation": self.email_invitations,
             "reminder": self.email_reminders,
             "digest": self.daily_digest,
             "timeout": True,
         }.get(kind, False)
+        return wanted and self.email_confirmed()
+
+    def email_confirmed(self) -> bool:
+        """Whether ``email`` is an address this player confirmed through its link."""
+        from allauth.account.models import EmailAddress
+
+        return (
+            bool(self.email)
+            and EmailAddress.objects.filter(
+                user=self, email__iexact=self.email, verified=True
+            ).exists()
+        )
+
+    def unsubscribe_token(self, kind: str) -> str:
+        """The signed token of the link, in an email of ``kind``, that turns those emails
+        off without logging in (``UNSUBSCRIBE_FROM``). It names the player and what it
+        turns off; it has no expiry, as the emails it is in stay in inboxes."""
+        signer = signing.Signer(salt=UNSUBSCRIBE_SALT)
+        return signer.sign_object([self.pk, UNSUBSCRIBE_FROM[kind]])
+
+    @staticmethod
+    def read_unsubscribe_token(token: str) -> tuple[int, str]:
+        """(user id, what to turn off) of an unsubscribe token; ``signing.BadSignature``
+        for a token this site did not sign with ``UNSUBSCRIBE_SALT``."""
+        try:
+            user_id, kind = signing.Signer(salt=UNSUBSCRIBE_SALT).unsign_object(token)
+        except (TypeError, ValueError) as error:  # signed, but not a pair
+            raise signing.BadSignature("not an unsubscribe token") from error
+        if type(user_id) is not int or kind not in UNSUBSCRIBE_FIELDS:
+            raise signing.BadSignature("not an unsubscribe token")
+        return user_id, kind
+
+    def receives(self, kind: str) -> bool:
+        """Whether the player's preference for the emails an unsubscribe link of ``kind``
+        turns off is on (the address aside)."""
+        return getattr(self, UNSUBSCRIBE_FIELDS[kind][0])
+
+    def unsubscribe(self, kind: str) -> None:
+        """Turn off the emails an unsubscribe link of ``kind`` names."""
+        fields = UNSUBSCRIBE_FIELDS[kind]
+        for field in fields:
+            setattr(self, field, False)
+        self.save(update_fields=fields)
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        """The player's time zone (UTC if the stored name is no longer known)."""
+        try:
+            return zoneinfo.ZoneInfo(self.time_zone or "UTC")
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return zoneinfo.ZoneInfo("UTC")
 
     @property
     def is_suspended(self) -> bool:
@@ -119,7 +245,7 @@ HOLIDAY_DAYS_PER_YEAR = 30
 
 
 class Holiday(models.Model):
-    """An away period in whole days (UTC): the player's deadlines pause during it."""
+    """An away period in whole days of the player's time zone: their deadlines pause."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="holidays")
     start = models.DateField(_("start"), help_text=_("first day away"))

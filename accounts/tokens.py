@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import RateLimited
@@ -24,7 +24,11 @@ def do_issue_token(user, name) -> tuple[ApiToken, str]:
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # the count below holds
         if ApiToken.objects.filter(user=user).count() >= TOKENS_MAX:
-            message = _("You hold %(n)d tokens already: revoke one you no longer use.")
+            message = ngettext(
+                "You hold %(n)d token already: revoke it if you no longer use it.",
+                "You hold %(n)d tokens already: revoke one you no longer use.",
+                TOKENS_MAX,
+            )
             raise RateLimited(message % {"n": TOKENS_MAX}, 3600)
         TOKENS_PER_HOUR.hit(user.pk)
         return ApiToken.issue(user, name)

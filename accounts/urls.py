@@ -1,18 +1,40 @@
-from django.urls import path
+from django.urls import include, path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
 from . import api, views
 
 urlpatterns = [
-    path("accounts/signup/", views.signup, name="signup"),
+    # django-allauth's pages (log in, sign up, log out, password, email, two factors);
+    # the log in is ours to answer a throttled attempt with 429, the set-up of an
+    # authenticator app ours to count as using it.
+    path("accounts/login/", views.LoginView.as_view(), name="account_login"),
+    path(
+        "accounts/2fa/totp/activate/",
+        views.ActivateTOTPView.as_view(),
+        name="mfa_activate_totp",
+    ),
+    path("accounts/", include("allauth.urls")),
+    path("accounts/confirm/resend/", views.resend_confirmation, name="resend_confirmation"),
+    # the addresses of Django's own account pages, which bookmarks and emails still hold
+    path("accounts/password_change/", views.moved("account_change_password")),
+    path("accounts/password_change/done/", views.moved("account_change_password")),
+    path("accounts/password_reset/", views.moved("account_reset_password")),
+    path("accounts/password_reset/done/", views.moved("account_reset_password_done")),
+    path("accounts/reset/done/", views.moved("account_login")),
+    path("accounts/reset/<str:uidb64>/<str:token>/", views.old_reset_link),
+    path("language/", views.set_language, name="set_language"),
     path("accounts/preferences/", views.preferences, name="preferences"),
+    # the one-click link of every email of ours: no login, a signed token
+    path("accounts/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("accounts/tokens/", views.create_token, name="create_token"),
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
     path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
     path("api/holidays/", api.holidays, name="api_holidays"),
     path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
+    path("users/<username:username>/block/", views.block, name="block"),
+    path("users/<username:username>/unblock/", views.unblock, name="unblock"),
     path("api/blocks/", api.blocks, name="api_blocks"),
     path("api/blocks/<username:username>/remove/", api.unblock),
 ]

@@ -1,31 +1,142 @@
+from urllib.parse import quote
+
+from allauth.account import views as allauth_views
+from allauth.account.internal.flows.login import record_authentication
+from allauth.account.models import EmailAddress
+from allauth.core import ratelimit
+from allauth.mfa.totp import views as totp_views
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core import signing
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views import i18n
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
 from shanghaien.lib.errors import RateLimited, ServiceError
+from shanghaien.lib.ratelimit import try_again_in
 from shanghaien.lib.responses import rate_limited_page
 
-from .forms import HolidayForm, PreferencesForm, SignupForm, TokenForm
+from .blocks import do_block, do_unblock
+from .forms import HolidayForm, PreferencesForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
-from .models import ApiToken
+from .models import ApiToken, User
+from .throttle import wait_for
 from .tokens import do_issue_token
 
 
-def signup(request):
-    if request.user.is_authenticated:
-        return redirect("home")
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="accounts.backends.SuspensionAwareBackend")
-        messages.success(request, _("Welcome aboard, %(name)s!") % {"name": user.username})
-        return redirect("home")
-    return render(request, "accounts/signup.html", {"form": form})
+class LoginView(allauth_views.LoginView):
+    """allauth's log in; refused for too many failed attempts, the answer is a 429."""
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "too_many_login_attempts"):
+            response.status_code = 429
+            response["Retry-After"] = str(form.retry_after)
+        return response
+
+
+class ActivateTOTPView(totp_views.ActivateTOTPView):
+    """allauth's set-up of an authenticator app. Setting it up takes one of its codes, so
+    the session has used its second factor (accounts.middleware), as a log in with it."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        record_authentication(self.request, self.request.user, "mfa", type="totp")
+        return response
+
+
+# allauth's views answer a refused attempt with ROOT_URLCONF's handler429; which action
+# each page counts, to say when it may be tried again.
+_ACTIONS = {
+    "account_login": "login",
+    "account_signup": "signup",
+    "account_reset_password": "reset_password",
+    "account_reset_password_from_key": "reset_password_from_key",
+    "account_change_password": "change_password",
+    "account_set_password": "change_password",
+    "account_email": "manage_email",
+    "account_reauthenticate": "reauthenticate",
+}
+
+
+def too_many_requests(request):
+    """The 429 page of allauth's refusals: what was refused and when to try again."""
+    match = request.resolver_match
+    action = _ACTIONS.get(match.url_name if match else "", "")
+    key = (request.POST.get("email") or "").strip().lower() or None
+    wait = max(wait_for(request, action, key=key), 1) if action else 60
+    error = RateLimited(_("Too many attempts in a short time.") + " " + try_again_in(wait), wait)
+    return rate_limited_page(request, error, request.path)
+
+
+@login_required
+@require_POST
+def resend_confirmation(request):
+    """The banner's button: the link to confirm one's address, again (rate-limited)."""
+    back = _back(request)
+    address = EmailAddress.objects.filter(user=request.user, verified=False).first()
+    if address is None:
+        messages.info(request, _("There is no address waiting for confirmation."))
+        return HttpResponseRedirect(back)
+    key = address.email.lower()
+    if not ratelimit.consume(request, action="confirm_email", key=key):
+        wait = max(wait_for(request, "confirm_email", key=key), 1)
+        message = _("A link was sent to %(email)s not long ago.") % {"email": address.email}
+        return rate_limited_page(request, RateLimited(message, wait), back)
+    address.send_confirmation(request)
+    messages.success(
+        request,
+        _("We sent a link to %(email)s: open it to confirm the address.")
+        % {"email": address.email},
+    )
+    return HttpResponseRedirect(back)
+
+
+def _back(request) -> str:
+    """Where the banner's page was: a path of this site, never another site's address."""
+    back = request.POST.get("next") or ""
+    if back.startswith("/") and url_has_allowed_host_and_scheme(
+        back, {request.get_host()}, request.is_secure()
+    ):
+        return back
+    return reverse("home")
+
+
+@require_POST
+def set_language(request):
+    """The header's chooser: Django's view sets the cookie (and goes back to the page);
+    a player's choice is kept on their account too, for their emails and other devices."""
+    response = i18n.set_language(request)
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        User.objects.filter(pk=request.user.pk).update(language=language)
+    return response
+
+
+# -- the addresses of the pages before allauth: bookmarks and emails still in inboxes ------
+
+
+def moved(name: str):
+    def view(request, **kwargs):
+        return redirect(name, permanent=True)
+
+    return view
+
+
+def old_reset_link(request, uidb64, token):
+    """A password-reset link mailed before: its token is not allauth's; ask for a new one."""
+    messages.info(request, _("That link has expired: ask for a new one below."))
+    return redirect("account_reset_password", permanent=False)
 
 
 @login_required
@@ -72,6 +183,34 @@ def revoke_token(request, pk):
 
 @login_required
 @require_POST
+def block(request, username):
+    """The button on another player's profile: no invitations or chat from them."""
+    try:
+        do_block(request.user, username)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(
+            request,
+            _("You blocked %(name)s: no invitations or chat from them.") % {"name": username},
+        )
+    return redirect("profile", username=username)
+
+
+@login_required
+@require_POST
+def unblock(request, username):
+    try:
+        do_unblock(request.user, username)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("You no longer block %(name)s.") % {"name": username})
+    return redirect("profile", username=username)
+
+
+@login_required
+@require_POST
 def declare_holiday(request):
     form = HolidayForm(request.POST)
     if not form.is_valid():
@@ -95,3 +234,56 @@ def cancel_holiday(request, pk):
     except ServiceError as error:
         messages.error(request, error.message)
     return redirect("profile", username=request.user.username)
+
+
+# -- the one-click unsubscribe link of every email of ours -------------------------------
+
+# What the link of each kind turns off (accounts.models.UNSUBSCRIBE_FIELDS), asked before
+# and told after.
+_UNSUBSCRIBE_QUESTION = {
+    "turn": gettext_lazy("Stop the emails that tell you it is your turn?"),
+    "invitation": gettext_lazy("Stop the emails that tell you of an invitation to a game?"),
+    "reminder": gettext_lazy("Stop the reminders when a fifth of your time to move is left?"),
+    "digest": gettext_lazy(
+        "Stop the daily digest of the games waiting for you? No email per turn takes its place."
+    ),
+}
+_UNSUBSCRIBED = {
+    "turn": gettext_lazy("You will no longer get an email when it is your turn."),
+    "invitation": gettext_lazy("You will no longer get an email when you are invited to a game."),
+    "reminder": gettext_lazy("You will no longer get reminders of your deadlines."),
+    "digest": gettext_lazy("You will no longer get the daily digest, nor an email per turn."),
+}
+
+
+@never_cache
+@csrf_exempt  # no session acts: the signed token does, and mail clients post without cookies
+@require_http_methods(["GET", "HEAD", "POST"])
+def unsubscribe(request, token):
+    """The link of every email of ours, without logging in: the token (signed,
+    ``User.unsubscribe_token``) names the player and the emails. GET says what will stop
+    and changes nothing, since mail scanners open links; POST, the page's button or a mail
+    client's one-click (RFC 8058), turns them off. A link that is not ours: a 400 page."""
+    try:
+        user_id, kind = User.read_unsubscribe_token(token)
+    except signing.BadSignature:
+        return render(request, "accounts/unsubscribe.html", {"invalid": True}, status=400)
+    user = User.objects.filter(pk=user_id).first()
+    if user is None:  # the account is gone: nothing to send to
+        return render(request, "accounts/unsubscribe.html", {"gone": True}, status=404)
+    if request.method == "POST":
+        user.unsubscribe(kind)
+    profile = reverse("profile", args=[user.username]) + "#preferences"
+    if request.user.pk != user.pk:
+        profile = reverse("account_login") + "?next=" + quote(profile)  # then the profile
+    context = {
+        "kind": kind,
+        "done": request.method == "POST",
+        "off": not user.receives(kind),
+        "question": _UNSUBSCRIBE_QUESTION[kind],
+        "unsubscribed": _UNSUBSCRIBED[kind],
+        "profile_url": profile,
+    }
+    # in the language of the emails the link came in
+    with translation.override(user.language or translation.get_language()):
+        return render(request, "accounts/unsubscribe.html", context)

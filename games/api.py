@@ -50,9 +50,10 @@ def invitation_cancel(request, pk):
 
 @json_api("GET")
 def games(request):
-    wanted = request.GET.get("status", "active")
-    statuses = ("active",) if wanted == "active" else ("finished", "aborted")
-    found = queries.games_for(request.user, statuses)[:200]
+    if request.GET.get("status", "active") == "active":
+        found = queries.games_for(request.user)[:200]
+    else:  # "finished": every game that is over, also aborted and annulled ones
+        found = queries.ended_games_for(request.user)[:200]
     return JsonResponse({"games": [game_summary(g, request.user) for g in found]})
 
 

@@ -8,16 +8,24 @@ from datetime import timedelta
 from accounts.models import Holiday
 
 
-def day_start(day: dt.date) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+def day_start(day: dt.date, zone: dt.tzinfo = dt.UTC) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.min, tzinfo=zone)
 
 
-def holiday_span(holiday: Holiday) -> tuple[dt.datetime, dt.datetime]:
-    return day_start(holiday.start), day_start(holiday.end) + timedelta(days=1)
+def holiday_span(holiday: Holiday, zone: dt.tzinfo = dt.UTC) -> tuple[dt.datetime, dt.datetime]:
+    """From the first day's midnight to the midnight after the last, in the player's zone
+    (a day of 23 or 25 hours where the clocks change)."""
+    # In UTC: Python subtracts two times of one zone by their wall clocks (24 hours).
+    start = day_start(holiday.start, zone).astimezone(dt.UTC)
+    return start, day_start(holiday.end + timedelta(days=1), zone).astimezone(dt.UTC)
 
 
-def effective_deadline(game, holidays=None) -> dt.datetime | None:
-    """The deadline of the player to move, paused by each holiday that falls in their turn."""
+def effective_deadline(game, holidays=None, zone=None) -> dt.datetime | None:
+    """The deadline of the player to move, paused by each holiday that falls in their turn.
+
+    Holidays are whole days of the mover's time zone (``zone``; read from the mover
+    only if they have a holiday).
+    """
     if game.deadline is None or game.to_move_id is None:
         return None
     if holidays is None:
@@ -25,7 +33,9 @@ def effective_deadline(game, holidays=None) -> dt.datetime | None:
     deadline = game.deadline
     begun = game.turn_started_at or game.deadline
     for holiday in sorted(holidays, key=lambda h: h.start):
-        start, end = holiday_span(holiday)
+        if zone is None:
+            zone = game.to_move.zone
+        start, end = holiday_span(holiday, zone)
         if start < deadline and end > begun:
             deadline += end - max(start, begun)
     return deadline

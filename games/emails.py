@@ -2,14 +2,20 @@
 
 ``compose`` reads the notification's cause as it is *now*: an email that no longer
 applies (the turn was played, the invitation answered) is not sent, and the reason why
-is kept on the row instead.
+is kept on the row instead. Every email ends with its one-click unsubscribe link, which
+``unsubscribe_headers`` also gives as RFC 8058's headers, and ``send_mail`` sends them.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.mail import EmailMessage
+from django.urls import reverse
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+
+from shanghaien.lib.moments import local_moment
 
 from .access import seating
 from .clock import effective_deadline
@@ -22,11 +28,66 @@ def _game_url(game_id: int) -> str:
 
 
 def compose(notification: Notification) -> tuple[str, str] | str:
-    """(subject, body) to send, or the reason not to."""
+    """(subject, body) to send, or the reason not to: in the recipient's language, with
+    times in their zone, whoever's action queued it."""
+    user = notification.user
+    with (
+        translation.override(user.language or settings.LANGUAGE_CODE),
+        timezone.override(user.zone),
+    ):
+        email = _compose(notification)
+        if isinstance(email, str):
+            return email
+        subject, body = email
+        return subject, body + _unsubscribe_footer(notification)
+
+
+def send_mail(subject: str, body: str, sender, to: list[str], headers=None) -> int:
+    """Django's ``send_mail``, with headers: one message, from ``DEFAULT_FROM_EMAIL``
+    when ``sender`` is None."""
+    return EmailMessage(subject, body, sender, to, headers=headers).send()
+
+
+def unsubscribe_url(notification: Notification) -> str:
+    """The link that turns this kind of email off, without logging in (for the timeout
+    email, always sent: the turn emails; ``accounts.models.UNSUBSCRIBE_FROM``)."""
+    token = notification.user.unsubscribe_token(notification.kind)
+    return settings.SITE_URL + reverse("unsubscribe", args=[token])
+
+
+def unsubscribe_headers(notification: Notification) -> dict[str, str]:
+    """RFC 8058's one-click unsubscribe: mail clients show a button that posts to the link."""
+    return {
+        "List-Unsubscribe": f"<{unsubscribe_url(notification)}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    }
+
+
+def _unsubscribe_footer(notification: Notification) -> str:
+    kind, names = notification.kind, {"url": unsubscribe_url(notification)}
+    if kind == Notification.Kind.TURN:
+        text = _("To stop the emails when it is your turn, open:\n%(url)s\n")
+    elif kind == Notification.Kind.REMINDER:
+        text = _("To stop the deadline reminders, open:\n%(url)s\n")
+    elif kind == Notification.Kind.DIGEST:
+        text = _("To stop the daily digest, open:\n%(url)s\n")
+    elif kind == Notification.Kind.INVITATION:
+        text = _("To stop the emails about invitations, open:\n%(url)s\n")
+    else:  # the timeout email, sent whatever the preferences
+        text = _(
+            "This email is always sent when a game is won or lost on time. To stop the "
+            "emails when it is your turn, open:\n%(url)s\n"
+        )
+    return "\n-- \n" + text % names
+
+
+def _compose(notification: Notification) -> tuple[str, str] | str:
     user, game = notification.user, notification.game
     kind = notification.kind
     if not user.email:  # removed since the email was queued
         return "no email address"
+    if not user.email_confirmed():  # changed since, to an address not yet confirmed
+        return "address not confirmed"
     if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
         return _about_the_turn(notification, user, game)
     if kind == Notification.Kind.TIMEOUT:
@@ -44,7 +105,7 @@ def _about_the_turn(notification, user, game: Game) -> tuple[str, str] | str:
     if notification.kind == Notification.Kind.TURN and has_game_open(game, user):
         return "game open"
     names = {"opponent": seating(game, user).opponent.username}
-    names["when"] = effective_deadline(game).strftime("%Y-%m-%d %H:%M UTC")
+    names["when"] = local_moment(effective_deadline(game))
     names["url"] = _game_url(game.pk)
     if notification.kind == Notification.Kind.TURN:
         return (

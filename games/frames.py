@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import orjson
+from django.utils.translation import get_language
 
 from shanghaien.lib.sockets import database_sync_to_async
 
@@ -39,15 +40,17 @@ class GameRead:
         return self.seating.game.version
 
     def frame(self, kind) -> str:
-        """The ``state`` frame for seat 0, seat 1 or a watcher, encoded once."""
-        text = self.texts.get(kind)
+        """The ``state`` frame for seat 0, seat 1 or a watcher in the active language (the
+        socket's: the last moves are told in words), encoded once per side and language."""
+        key = (kind, get_language())
+        text = self.texts.get(key)
         if text is None:
             seat = None if kind == WATCHER else kind
             seating = Seating(self.seating.game, self.seating.players, seat)
             game = game_json(seating, self.reads)
             frame = {"type": "state", "version": game["version"], "game": game}
             text = orjson.dumps(frame).decode()
-            self.texts[kind] = text
+            self.texts[key] = text
         return text
 
 

@@ -53,9 +53,11 @@ def replay(seating: Seating, as_player: str | None = None) -> dict:
     side = replay_side(seating, as_player)
     names = seating.names
     steps, rounds = [], []
-    state = None
+    state, note = None, None
     for event in game.events.order_by("seq"):
         data = event.as_rules_event()
+        if data["type"] == "game_ended":
+            note = data.get("note")  # a moderator's reason for annulling
         state = rules.evolve(state, data)
         if data["type"] == "round_started":
             rounds.append({"round": data["round"], "step": len(steps)})
@@ -78,7 +80,7 @@ def replay(seating: Seating, as_player: str | None = None) -> dict:
         "extra_wild": game.extra_wild,
         "players": players,
         # the sentence under the finished steps, by name from either side
-        "outcome": outcome_sentence(result, players, watching=True) if result else None,
+        "outcome": outcome_sentence(result, players, watching=True, note=note) if result else None,
         "seats": [names[0], names[1]],
         "version": game.version,
         "rounds": rounds,

@@ -15,13 +15,12 @@ import socket
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
 from .clock import effective_deadline, reminder_due
-from .emails import compose
+from .emails import compose, send_mail, unsubscribe_headers
 from .models import Game, Notification, WorkerHeartbeat
 from .services import endings, notify
 
@@ -119,7 +118,8 @@ def send_notifications(now=None) -> int:
                     if isinstance(email, tuple):
                         subject, body = email
                         address = notification.user.email
-                        send_mail(subject, body, None, [address])
+                        headers = unsubscribe_headers(notification)
+                        send_mail(subject, body, None, [address], headers=headers)
                         notification.attempts += 1
                         notification.address = address
                         notification.outcome = Notification.Outcome.SENT

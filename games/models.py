@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext_lazy
 
 from shanghaien.lib.db import AppendOnlyModel
 
@@ -155,7 +155,7 @@ class Command(models.Model):
 
 class Invitation(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", _("Open")
+        OPEN = "open", pgettext_lazy("invitation", "Open")
         ACCEPTED = "accepted", _("Accepted")
         DECLINED = "declined", _("Declined")
         CANCELLED = "cancelled", _("Cancelled")
@@ -214,7 +214,7 @@ class Notification(models.Model):
         DIGEST = "digest", _("daily digest")
 
     class Outcome(models.TextChoices):
-        SENT = "sent", _("Sent")
+        SENT = "sent", pgettext_lazy("email", "Sent")
         SKIPPED = "skipped", _("skipped (no longer relevant)")
         FAILED = "failed", _("failed (gave up after the last attempt)")
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404, render
 
+from accounts.addresses import email_banner
 from accounts.forms import HolidayForm, PreferencesForm, TokenForm
-from accounts.models import User
+from accounts.models import Block, User
 from ratings.queries import profile_rating
 
 from .jobs import email_undeliverable
@@ -23,8 +24,11 @@ def profile(request, username):
         "games": [game_summary(g, person) for g in games_for(person)[:50]],
         "ratings": profile_rating(person),
     }
+    if request.user.is_authenticated and not own:
+        context["blocked"] = Block.objects.filter(user=request.user, blocked=person).exists()
     if own:
         context["preferences"] = PreferencesForm(instance=person)
+        context["email_banner"] = email_banner(person)
         context["email_undeliverable"] = email_undeliverable(person)
         context["tokens"] = person.api_tokens.all()
         context["token_form"] = TokenForm()

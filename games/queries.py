@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db.models.fields.json import KeyTextTransform
 
-from .models import Game, Invitation
+from .models import Event, Game, Invitation
+
+# Every way a game is over: with a result, called off by a player, annulled by a moderator.
+ENDED = (Game.Status.FINISHED, Game.Status.ABORTED, Game.Status.ANNULLED)
 
 
 def games_for(user, statuses=(Game.Status.ACTIVE,)):
@@ -19,6 +23,23 @@ def games_for(user, statuses=(Game.Status.ACTIVE,)):
         )
         .order_by("-waiting", "-last_move_at", "-id")
     )
+
+
+def ended_games_for(user):
+    """A player's games that are over, whatever ended them, the last to end first; each
+    with the ``ending_note`` its ``game_ended`` event carries (a moderator's reason)."""
+    ending = Event.objects.filter(game=OuterRef("pk"), kind="game_ended")
+    note = ending.annotate(note=KeyTextTransform("note", "payload")).values("note")[:1]
+    return (
+        Game.objects.filter(seats__user=user, status__in=ENDED)
+        .prefetch_related("seats__user__holidays")
+        .annotate(ending_note=Subquery(note))
+        .order_by("-finished_at", "-id")
+    )
+
+
+def has_ended_games(user) -> bool:
+    return Game.objects.filter(seats__user=user, status__in=ENDED).exists()
 
 
 def invitations_for(user) -> dict:

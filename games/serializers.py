@@ -38,6 +38,8 @@ class GameReads:
     # Each recent command in words, by (language, version): the same for every side, and
     # for every later read that still shows the command.
     told: dict = field(default_factory=dict)
+    # The reason a moderator gave for annulling the game ("" for every other game).
+    note: str = ""
 
 
 def _floor(commands: list) -> int:
@@ -52,7 +54,8 @@ def _holidays_since(game: Game, today: dt.date) -> dt.date:
 
 
 def read_game(seating: Seating) -> GameReads:
-    """Five queries for a game in progress (seven once it is over), whoever reads it."""
+    """Five queries for a game in progress (seven once it is over, eight if annulled),
+    whoever reads it."""
     game = seating.game
     commands = list(
         Command.objects.filter(game=game)
@@ -79,7 +82,21 @@ def read_game(seating: Seating) -> GameReads:
         rematch=game.rematches.order_by("-created_at").first() if over else None,
         ratings=rating_changes(game),
         today=today,
+        note=ending_note(game),
     )
+
+
+def ending_note(game: Game) -> str:
+    """The reason the moderator gave for annulling ``game``, from its ``game_ended`` event;
+    "" for any other game. A list's query may have read it already (``ending_note``)."""
+    if game.status != Game.Status.ANNULLED:
+        return ""
+    if hasattr(game, "ending_note"):
+        return game.ending_note or ""
+    payload = (
+        Event.objects.filter(game=game, kind="game_ended").values_list("payload", flat=True).first()
+    )
+    return (payload or {}).get("note") or ""
 
 
 def read_after(reads: GameReads, game: Game, commands: list, events: list) -> GameReads | None:
@@ -179,7 +196,7 @@ def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
         "ratings": game_ratings(game, me.pk, opponent.pk, reads.ratings or {}),
         "watching": watching,
         "players": names,
-        "outcome": outcome_sentence(result, names, watching) if result else None,
+        "outcome": outcome_sentence(result, names, watching, reads.note) if result else None,
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "recent": recent_actions(reads, side),
@@ -208,7 +225,8 @@ def clock_json(seating: Seating, reads: GameReads) -> dict:
     game, watching, today = seating.game, seating.watching, reads.today
     holidays = reads.holidays
     mover_holidays = [h for h in holidays if h.user_id == game.to_move_id]
-    deadline = effective_deadline(game, mover_holidays)
+    mover = seating.players[0] if seating.players[0].pk == game.to_move_id else seating.players[1]
+    deadline = effective_deadline(game, mover_holidays, mover.zone)
     sides = {seating.me.pk: "me", seating.opponent.pk: "opponent"}
     viewer = None if watching else seating.me.pk
     return {
@@ -249,7 +267,7 @@ def game_summary(game: Game, user) -> dict:
     scores = (game.score0, game.score1)
     opponent = seats.opponent
     mover = next((p for p in seats.players if p.pk == game.to_move_id), None)
-    deadline = effective_deadline(game, mover.holidays.all()) if mover else None
+    deadline = effective_deadline(game, mover.holidays.all(), mover.zone) if mover else None
     today = timezone.now().date()
     return {
         "id": game.pk,
@@ -271,6 +289,7 @@ def game_summary(game: Game, user) -> dict:
             "me": scores[seat],
             "opponent": scores[1 - seat],
         },
+        "outcome": summary_outcome(game, user, seat, opponent),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "deadline": _iso(deadline),
         "opponent_away": [
@@ -279,6 +298,25 @@ def game_summary(game: Game, user) -> dict:
             if h.end >= today
         ],
     }
+
+
+def summary_outcome(game: Game, user, seat: int, opponent) -> str | None:
+    """The board's outcome sentence for a game that is over, from its row alone, told to
+    ``user`` in ``seat`` (None while the game goes on)."""
+    if game.status == Game.Status.ACTIVE or not game.result_reason:
+        return None
+    scores = (game.score0 or 0, game.score1 or 0)
+    winner = None
+    if game.winner_id is not None:
+        winner = "me" if game.winner_id == user.pk else "opponent"
+    result = {
+        "reason": game.result_reason,
+        "winner": winner,
+        "me": {"total": scores[seat]},
+        "opponent": {"total": scores[1 - seat]},
+    }
+    names = {"me": user.username, "opponent": opponent.username}
+    return outcome_sentence(result, names, watching=False, note=ending_note(game))
 
 
 def _iso(moment) -> str | None:

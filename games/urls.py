@@ -2,10 +2,11 @@ from django.urls import path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
-from . import api, profiles, views
+from . import api, guide, profiles, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/", guide.rules, name="rules"),
     path("users/<username:username>/", profiles.profile, name="profile"),
     path("games/finished/", views.finished, name="finished"),
     path("games/<int:pk>/", views.game, name="game"),

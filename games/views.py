@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.addresses import email_banner
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
@@ -31,18 +32,21 @@ from .words import card_label, describe_command, nation_name
 def home(request):
     if not request.user.is_authenticated:
         return render(request, "games/home.html")
-    games = queries.games_for(request.user)
+    games = [game_summary(g, request.user) for g in queries.games_for(request.user)]
     context = {
-        "games": [game_summary(g, request.user) for g in games],
+        "games": games,
+        # with nothing under way: a newcomer is welcomed, a player is sent to their past games
+        "has_ended_games": not games and queries.has_ended_games(request.user),
         "invitations": queries.invitations_for(request.user),
         "form": InvitationForm(),
+        "email_banner": email_banner(request.user),
     }
     return render(request, "games/lobby.html", context)
 
 
 @login_required
 def finished(request):
-    games = queries.games_for(request.user, (Game.Status.FINISHED, Game.Status.ABORTED))[:200]
+    games = queries.ended_games_for(request.user)[:200]
     return render(
         request, "games/finished.html", {"games": [game_summary(g, request.user) for g in games]}
     )

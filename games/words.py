@@ -134,7 +134,7 @@ def describe_command(command: dict, roll: list[int] | None = None) -> str:
     if command.get("card"):
         trick = _("%(card)s: %(trick)s") % {"card": command["card"], "trick": trick}
     if half == "wild" and "nation" in command:
-        return _("%(trick)s: a wild %(nation)s sailor") % {
+        return _("%(trick)s (a wild %(nation)s sailor)") % {
             "trick": trick,
             "nation": nation_name(command["nation"]),
         }
@@ -178,7 +178,7 @@ def describe_event(event: dict) -> str | None:
     if kind == "trick_played":
         name = action_name(event["half"])
         if event["half"] == "wild":
-            return _("used %(trick)s: a wild %(nation)s sailor") % {
+            return _("used %(trick)s (a wild %(nation)s sailor)") % {
                 "trick": name,
                 "nation": nation_name(event["nation"]),
             }
@@ -231,6 +231,9 @@ def ending_line(event: dict, names: dict) -> str:
     if reason == "completed":
         return _("The last round is over: the game ends")
     if reason == "annulled":
+        note = moderator_note(event.get("note"))
+        if note:
+            return _("A moderator annulled the game: %(reason)s") % {"reason": note}
         return _("A moderator annulled the game: no result")
     if reason == "aborted":
         return _("%(name)s aborted the game: no result") % {
@@ -266,7 +269,26 @@ def reason_names() -> dict[str, str]:
 
 
 def how_won(reason: str) -> str:
-    return reason_names().get(reason, reason)
+    """The reason in words; never its code, not even for a code this list does not know."""
+    return reason_names().get(reason) or pgettext("how a game ended", "for another reason")
+
+
+def moderator_note(note) -> str:
+    """The reason a moderator gave, on one line ("" if none was recorded)."""
+    return " ".join(note.split()) if isinstance(note, str) else ""
+
+
+def _stop(text: str) -> str:
+    """``text`` ending as a sentence does, unless it already ends in a stop of its own."""
+    if text.endswith((".", "!", "?", "…")):
+        return text
+    return text + pgettext("end of a sentence", ".")
+
+
+def nothing_counted(result: dict) -> bool:
+    """Both totals are zero: a game that ended (on time, by resignation, by a moderator)
+    before anything was played is told without its "0 : 0"."""
+    return not (result["me"]["total"] or result["opponent"]["total"])
 
 
 def winner_phrase(winner: str | None, names: dict, watching: bool) -> str:
@@ -278,16 +300,21 @@ def winner_phrase(winner: str | None, names: dict, watching: bool) -> str:
     return _("A draw")
 
 
-def outcome_sentence(result: dict, names: dict, watching: bool) -> str:
+def outcome_sentence(result: dict, names: dict, watching: bool, note: str | None = None) -> str:
     """The one sentence of a game's outcome, from the ``result`` of ``rules.player_view``.
 
     ``names`` is {"me": name, "opponent": name}; ``watching`` says "anna won" for the
-    viewer's side instead of "You won".
+    viewer's side instead of "You won". ``note``: the reason a moderator gave for
+    annulling the game (the ``note`` of its ``game_ended`` event), said instead of
+    "no result". A game that ended before anything counted is told without its 0 : 0.
     """
     reason = result["reason"]
     if reason == "aborted":
         return _("Game aborted: no result.")
     if reason == "annulled":
+        note = moderator_note(note)
+        if note:
+            return _stop(_("Game annulled by a moderator: %(reason)s") % {"reason": note})
         return _("Game annulled by a moderator: no result.")
     parts = {
         "who": winner_phrase(result.get("winner"), names, watching),
@@ -296,6 +323,8 @@ def outcome_sentence(result: dict, names: dict, watching: bool) -> str:
     }
     if reason == "completed":
         return _("Game over: %(who)s, %(me)s : %(opponent)s.") % parts
+    if nothing_counted(result):
+        return _("Game over: %(who)s (%(how)s).") % {"who": parts["who"], "how": how_won(reason)}
     return _("Game over: %(who)s (%(how)s), %(me)s : %(opponent)s.") % {
         **parts,
         "how": how_won(reason),

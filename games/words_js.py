@@ -58,6 +58,11 @@ def words_json() -> dict:
                 "turn": _("roll, or call Shanghai"),
                 "direction": _("choose the end that is number 1 (click a grey captain)"),
                 "placement": _("place a die, or first play a dirty trick"),
+                # Fewer than two dice in the supply: a roll is not allowed, Shanghai is a must.
+                "no_dice": _("you have no dice left to roll, so you must call Shanghai"),
+                "one_die": _(
+                    "you have only one die left and a roll takes two, so you must call Shanghai"
+                ),
             },
             "their_turn": _js(_("%(name)s's turn")),
             "watching": _js(_("%(name)s to move (you are watching)")),
@@ -68,12 +73,20 @@ def words_json() -> dict:
             "rating_change": _js(_("%(name)s %(before)s → %(after)s (%(change)s)")),
             "you": pgettext("in the ratings line", "you"),
             "casual_result": _("A casual game: ratings did not change."),
+            "variant": pgettext("a short tag naming the game's variant", "extra wild card"),
+            "variant_title": _js(
+                _(
+                    "This game uses the variant “extra wild card”: each player started with one "
+                    "more trick card (%(wild)s / %(action)s), usable from round 1 like any trick "
+                    "card; unused, it scores 1 point."
+                )
+            ),
         },
         "clock": {
             "left": _js(_("Time left to move: %(left)s")),
             "extended": _("(one extra day given)"),
             "passed": _("the deadline has passed"),
-            "until": _js(_("%(left)s (until %(when)s UTC)")),
+            "until": _js(_("%(left)s (until %(when)s)")),
             "days_hours": _js(pgettext("time left", "%(days)s %(hours)s")),
             "days": _count(lambda n: ngettext("%(n)s day", "%(n)s days", n)),
             "hours": _count(lambda n: ngettext("%(n)s hour", "%(n)s hours", n)),
@@ -85,7 +98,7 @@ def words_json() -> dict:
         "round_end": {
             "label": _js(_("Round %(round)s result")),
             "heading": _js(_("Round %(round)s: %(name)s called Shanghai!")),
-            "beside": pgettext("neighbouring dice", "beside:"),
+            "beside": _js(pgettext("neighbouring dice", "beside: %(me)s – %(opponent)s")),
             "dice": _count(lambda n: ngettext("%(name)s: %(n)s die", "%(name)s: %(n)s dice", n)),
             "to": _js(_("goes to %(name)s")),
             "removed_label": _("removed from the game"),
@@ -98,6 +111,8 @@ def words_json() -> dict:
             "no_number": _("no number yet"),
             "one_here": pgettext("on the captain", "1 here"),
             "captain_out": _js(_("%(name)s's captain: a trick was used this round")),
+            "captain_out_me": _("Your captain: you used a trick this round"),
+            "captain_note": pgettext("beside a player's captain", "trick used this round"),
             "supply": _count(
                 lambda n: ngettext(
                     "%(name)s: %(n)s die in supply", "%(name)s: %(n)s dice in supply", n
@@ -120,6 +135,35 @@ def words_json() -> dict:
             "adjust_choice": _js(_("Die %(number)s: %(before)s → %(after)s")),
             "cancel": _("Cancel"),
         },
+        "tricks": {
+            "of": _js(_("%(name)s's dirty tricks")),
+            "unused": _count(
+                lambda n: ngettext(
+                    "%(n)s unused: 1 point at the end", "%(n)s unused: 1 point each at the end", n
+                )
+            ),
+            "unused_final": _count(
+                lambda n: ngettext("%(n)s unused: 1 point", "%(n)s unused: 1 point each", n)
+            ),
+            "count_of": _count(
+                lambda n: ngettext(
+                    "%(name)s: %(n)s unused dirty trick", "%(name)s: %(n)s unused dirty tricks", n
+                )
+            ),
+            "none": _(
+                "No trick cards yet: one you win in the tavern is usable from the next round."
+            ),
+            "extra": pgettext("the variant's extra trick card", "extra card"),
+            "usable": _("usable this round"),
+            "won_this_round": _("won this round: usable from the next"),
+            "trick_used_me": _("not this round: you already used a trick (your captain is out)"),
+            "trick_used": _js(_("not this round: %(name)s already used a trick")),
+            "won_in_last_round": _("won in the final round: never usable"),
+            "game_over": _("not usable: the game is over"),
+            "card_state": _js(
+                pgettext("a trick card, then whether it can be used", "%(card)s: %(state)s")
+            ),
+        },
         "score": {
             "label": _("Score table"),
             "crew": _("Crew"),
@@ -128,6 +172,9 @@ def words_json() -> dict:
             "tricks": _("Dirty tricks"),
             "unused_tricks": _("Unused tricks"),
             "now": _("Score now"),
+            "total_button": _js(
+                _("%(total)s points now for %(name)s: show the points each crew gives")
+            ),
             "sailors_of": _js(_("%(name)s's sailors")),
             "to_come_title": _("Cards still to come (tavern and deck)"),
             "points_title": _("Points each crew gives right now"),

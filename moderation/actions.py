@@ -39,7 +39,7 @@ def reasoned_action(
                 message = _("%(object)s: %(message)s") % {"object": obj, "message": error.message}
                 modeladmin.message_user(request, message, messages.ERROR)
         if done:
-            message = ngettext("%(title)s: %(n)d done.", "%(title)s: %(n)d done.", done)
+            message = ngettext("%(title)s: %(n)d item done.", "%(title)s: %(n)d items done.", done)
             modeladmin.message_user(
                 request, message % {"title": title, "n": done}, messages.SUCCESS
             )

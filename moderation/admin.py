@@ -19,7 +19,7 @@ from games.models import ChatMessage, Game
 from shanghaien.lib.admin import ReadOnlyAdmin
 
 from .actions import reasoned_action
-from .models import AuditEntry, Report
+from .models import REASON_MAX, AuditEntry, Report
 from .services import (
     do_adjudicate,
     do_annul,
@@ -106,7 +106,13 @@ class ModeratedUserAdmin(UserAdmin):
             extra_fields={
                 "days": forms.IntegerField(
                     min_value=1, required=False, help_text=_("Leave empty to suspend for good.")
-                )
+                ),
+                "reason": forms.CharField(
+                    label=_("Reason"),
+                    widget=forms.Textarea(attrs={"rows": 3}),
+                    max_length=REASON_MAX,
+                    help_text=_("The player reads it when they try to log in."),
+                ),
             },
         )
 

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from shanghaien.lib.db import AppendOnlyModel
 
@@ -34,7 +35,7 @@ class AuditEntry(AppendOnlyModel):
 
 class Report(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", _("Open")
+        OPEN = "open", pgettext_lazy("report", "Open")
         RESOLVED = "resolved", _("Resolved")
 
     reporter = models.ForeignKey(

@@ -3,12 +3,13 @@ in the same transaction as the change, and needs a reason."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import SUSPENDED_FOR_GOOD as FOREVER
 from accounts.models import User
 from games import broadcast
 from games.access import access_game
@@ -20,8 +21,6 @@ from shanghaien.lib.input import clean_text
 from shanghaien.lib.ratelimit import Limit
 
 from .models import REASON_MAX, AuditEntry, Report
-
-FOREVER = datetime(9999, 1, 1, tzinfo=UTC)  # "for good"
 
 
 def _reason(reason) -> str:
@@ -55,7 +54,7 @@ def do_annul(game_id, moderator, reason) -> Game:
         game = access_game(None, game_id, lock=True).game
         if game.status != Game.Status.ACTIVE:
             raise Conflict("game_over", _("Only a game in progress can be annulled."))
-        end_by_server(game, "annulled", winner=None)
+        end_by_server(game, "annulled", winner=None, note=reason)
         _audit(moderator, "annul", game, reason)
     return game
 
@@ -102,7 +101,8 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
             raise Forbidden("forbidden", _("That account cannot be suspended here."))
         now = timezone.now()
         user.suspended_until = now + timedelta(days=days) if days else FOREVER
-        user.save(update_fields=["suspended_until"])
+        user.suspension_reason = reason  # told to the player when they try to log in
+        user.save(update_fields=["suspended_until", "suspension_reason"])
         adjudicated = []
         for game_id in Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).values_list(
             "pk", flat=True
@@ -130,7 +130,8 @@ def do_lift_suspension(user_id, moderator, reason) -> User:
         if user.suspended_until is None:
             raise Conflict("not_suspended", _("This user is not suspended."))
         user.suspended_until = None
-        user.save(update_fields=["suspended_until"])
+        user.suspension_reason = ""
+        user.save(update_fields=["suspended_until", "suspension_reason"])
         _audit(moderator, "lift_suspension", user, reason)
     return user
 

@@ -17,7 +17,9 @@ Environment variables (all optional; the defaults serve a developer's machine):
     DJANGO_LOG_LEVEL      default INFO
     DJANGO_LOG_FORMAT     "json" for one JSON object a line (production); default plain text
     DJANGO_HTTPS          1: the site is served over HTTPS (secure cookies, HSTS, redirect)
-    DJANGO_BEHIND_PROXY   1: trust X-Forwarded-Proto from the reverse proxy
+    DJANGO_BEHIND_PROXY   1: trust X-Forwarded-Proto and the proxy's X-Forwarded-For entry
+    RATE_LIMIT_LOGIN_FAILED, RATE_LIMIT_LOGIN, RATE_LIMIT_SIGNUP, RATE_LIMIT_RESET_PASSWORD,
+    RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
 """
 
 import sys
@@ -57,6 +59,9 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
     "shanghaien.lib",
     "accounts",
     "games",
@@ -70,10 +75,17 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the cookie of the header's chooser, else the browser's
+    # Accept-Language, else English; a player's own choice wins once they are known
+    # (accounts.middleware.PlayerLocaleMiddleware, after authentication).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "accounts.middleware.PlayerLocaleMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "accounts.middleware.StaffSecondFactorMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -174,7 +186,8 @@ else:
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
 AUTH_USER_MODEL = "accounts.User"
-# Suspended players can neither log in nor keep using a session.
+# Suspended players can neither log in nor keep using a session. The backend is
+# django-allauth's (log in with the username or the email address).
 AUTHENTICATION_BACKENDS = ["accounts.backends.SuspensionAwareBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -186,7 +199,56 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
+# -- accounts: django-allauth (docs/operations.md, "Accounts") ---------------------------
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "accounts.forms.LoginForm", "signup": "accounts.forms.SignupForm"}
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+# A player may play before confirming, but no email of ours goes to an address that is
+# not confirmed (User.wants_email). One address an account, unique whatever its case;
+# a new one replaces the old only once it is confirmed.
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 7
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False  # a link scanner opening the link confirms nothing
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+ACCOUNT_LOGOUT_ON_GET = False
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_PREVENT_ENUMERATION = True
+# A password reset asked for an address nobody has sends nothing: the site mails no
+# stranger. A changed password or address is told to the player by email.
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Shanghaien] "
+# Each value is a comma-separated list of rates "<count>/<period>/<per>": per "ip", per
+# "key" (the account or email address tried) or per "user"; periods in s, m, h or d. They
+# count in the cache above, shared by every process with REDIS_URL. A refused attempt is
+# answered 429 with when to try again (accounts.views, shanghaien.urls.handler429).
+ACCOUNT_RATE_LIMITS = {
+    # wrong passwords: per client address, and per account tried from anywhere
+    "login_failed": env.str("RATE_LIMIT_LOGIN_FAILED", default="10/m/ip,5/5m/key"),
+    "login": env.str("RATE_LIMIT_LOGIN", default="30/m/ip"),
+    "signup": env.str("RATE_LIMIT_SIGNUP", default="5/10m/ip,20/d/ip"),
+    "reset_password": env.str("RATE_LIMIT_RESET_PASSWORD", default="10/h/ip,3/h/key"),
+    "reset_password_from_key": "20/m/ip",
+    "confirm_email": env.str("RATE_LIMIT_CONFIRM_EMAIL", default="1/3m/key,10/d/key"),
+    "manage_email": "10/m/user",
+    "change_password": "5/m/user",
+    "reauthenticate": "10/m/user",
+}
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "Shanghaien"
+
 LANGUAGE_CODE = "en"
+# The languages of the rulebook; each name in its own language, for the chooser.
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("fr", "Français"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language chooser's cookie lasts a year; a player's choice is kept on their account.
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+# Stored and computed in UTC; each player sees their own zone (User.time_zone).
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -214,6 +276,8 @@ vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@localhost>")
 # Where the site lives, for links in emails.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# The scheme of the links in allauth's emails (confirmation, password reset).
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "http"
 
 LOG_FORMAT = env.str("DJANGO_LOG_FORMAT", default="plain")
 LOG_LEVEL = env.str("DJANGO_LOG_LEVEL", default="INFO")
@@ -243,6 +307,9 @@ HTTPS = env.bool("DJANGO_HTTPS", default=False)
 if env.bool("DJANGO_BEHIND_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     USE_X_FORWARDED_HOST = True
+    # The accounts' rate limits per client address take it from the proxy's own entry
+    # of X-Forwarded-For, not from the proxy's address (the same for every client).
+    ALLAUTH_TRUSTED_PROXY_COUNT = 1
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS

@@ -1,15 +1,31 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 
 from accounts.api import not_found
+from accounts.views import too_many_requests
 
 from .health import healthz
 
+# The admin's log in is allauth's: throttled, and with the second factor (staff need one,
+# accounts.middleware). allauth answers a throttled attempt with this handler.
+admin.site.login = secure_admin_login(admin.site.login)
+handler429 = too_many_requests
+
+
+def favicon(request):
+    # at request time: the hashed name exists only once collectstatic has run
+    return HttpResponsePermanentRedirect(static("img/icon.svg"))
+
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # browsers ask for this path whatever the page says: the site's icon
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
-    path("accounts/", include("django.contrib.auth.urls")),
     path("", include("ratings.urls")),
     path("", include("games.urls")),
     path("", include("moderation.urls")),

@@ -136,8 +136,21 @@ def moderator(django_user_model):
 
 @pytest.fixture
 def mod_client(moderator):
+    """mia, logged in with her password and authenticator app (staff need both)."""
+    from .helpers.accounts import log_in_with_second_factor
+
     client = Client()
-    client.force_login(moderator)
+    log_in_with_second_factor(client, moderator)
+    return client
+
+
+@pytest.fixture
+def admin_client(admin_user):
+    """pytest-django's superuser, logged in with a second factor as staff must be."""
+    from .helpers.accounts import log_in_with_second_factor
+
+    client = Client()
+    log_in_with_second_factor(client, admin_user)
     return client
 
 
@@ -199,8 +212,10 @@ def clocked(traveller, players):
     from games.models import Notification
     from games.services import invitations
 
+    from .helpers.accounts import confirmed_address
+
     for user in players.values():
-        user.email = f"{user.username}@example.org"
+        confirmed_address(user)
         user.email_on_turn = True
         user.save()
     invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=5)

@@ -248,14 +248,14 @@ def test_the_new_token_page_is_never_cached(clients):
 def test_a_password_change_revokes_the_tokens(clients, players):
     anna = players["anna"]
     ApiToken.issue(anna, "bot")
-    page = clients["anna"].get("/accounts/password_change/").content.decode()
+    page = clients["anna"].get("/accounts/password/change/").content.decode()
     assert "revokes all your API tokens" in page
     response = clients["anna"].post(
-        "/accounts/password_change/",
+        "/accounts/password/change/",
         {
-            "old_password": "tavern-dice-42",
-            "new_password1": "a-new-tavern-42",
-            "new_password2": "a-new-tavern-42",
+            "oldpassword": "tavern-dice-42",
+            "password1": "a-new-tavern-42",
+            "password2": "a-new-tavern-42",
         },
     )
     assert response.status_code == 302
@@ -268,13 +268,13 @@ def test_a_password_reset_revokes_the_tokens(players):
     anna.save()
     token, raw = ApiToken.issue(anna, "bot")
     client = Client()
-    client.post("/accounts/password_reset/", {"email": "anna@example.org"})
-    link = re.search(r"https?://\S+/reset/\S+/", mail.outbox[-1].body).group(0)
+    client.post("/accounts/password/reset/", {"email": "anna@example.org"})
+    link = re.search(r"https?://\S+/password/reset/key/\S+/", mail.outbox[-1].body).group(0)
     form = client.get(link, follow=True)
     assert "revokes all your API tokens" in form.content.decode()
     response = client.post(
         form.redirect_chain[-1][0],
-        {"new_password1": "a-new-tavern-42", "new_password2": "a-new-tavern-42"},
+        {"password1": "a-new-tavern-42", "password2": "a-new-tavern-42"},
     )
     assert response.status_code == 302
     assert not ApiToken.objects.filter(pk=token.pk).exists()

@@ -15,7 +15,7 @@ def test_home_page_explains_the_game_and_offers_log_in(client):
 def test_login_page_renders(client):
     response = client.get("/accounts/login/")
     assert response.status_code == 200
-    assert b'name="username"' in response.content
+    assert b'name="login"' in response.content
 
 
 def test_static_css_is_served_by_whitenoise(client, settings):

@@ -350,7 +350,10 @@ def _rebuild(state: GameState | None, events: list[Event], index: int) -> list[E
     if kind == "game_ended":
         reason = event["reason"]
         if reason in SYSTEM_ENDINGS:
-            return end_game(state, reason, event["winner"])
+            ended = end_game(state, reason, event["winner"])
+            if isinstance(event.get("note"), str):  # a moderator's words, not the rules'
+                ended[-1] = {**ended[-1], "note": event["note"]}
+            return ended
         if reason == "completed":
             raise _Refused(index, "a game is completed only by the last round's Shanghai")
         command: dict = {"type": "resign" if reason == "resignation" else "abort"}

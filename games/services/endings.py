@@ -29,14 +29,18 @@ def rate(game: Game, players) -> None:
         ratings.apply_result(game, players)
 
 
-def end_by_server(game: Game, reason: str, winner: int | None, now=None) -> tuple:
+def end_by_server(game: Game, reason: str, winner: int | None, now=None, note: str = "") -> tuple:
     """End a locked, active game for a reason of the server's (``rules.SYSTEM_ENDINGS``).
 
+    ``note``: the reason a moderator gave, in their words; the ``game_ended`` event keeps
+    it (as ``note``, which the rules do not read) for the board and the lists to tell.
     Call inside ``transaction.atomic()`` with the game row locked. Returns the players.
     """
     state = game.rules_state()
     players = seating(game).players
     events = rules.end_game(state, reason, winner)
+    if note:
+        events[-1]["note"] = note
     for event in events:
         state = rules.evolve(state, event)
     game_log.append_events(game, events, seat=None)

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.models import Block, User
 from shanghaien.lib.db import locked_or_404
@@ -98,7 +99,11 @@ def _check_sender(user) -> None:
     if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
         OPEN_INVITATIONS_MAX
     ):
-        message = _("You have %(n)d open invitations: wait for answers, or cancel one.")
+        message = ngettext(
+            "You have %(n)d open invitation: wait for the answer, or cancel it.",
+            "You have %(n)d open invitations: wait for answers, or cancel one.",
+            OPEN_INVITATIONS_MAX,
+        )
         raise RateLimited(message % {"n": OPEN_INVITATIONS_MAX}, retry_after=3600)
 
 
@@ -106,7 +111,9 @@ def _open_invitation(invitation_id) -> Invitation:
     """The invitation, locked, if it is still open."""
     invitation = locked_or_404(Invitation, invitation_id, _("No such invitation."))
     if invitation.status != Invitation.Status.OPEN:
-        message = _("This invitation is already %(status)s.") % {"status": invitation.status}
+        message = _("This invitation is no longer open (%(status)s).") % {
+            "status": invitation.get_status_display()
+        }
         raise Conflict("invitation_closed", message)
     return invitation
 

@@ -1,5 +1,5 @@
 """The emails a change queues. Each player's choices live in ``User.wants_email``; the
-worker (``games.outbox``) sends what is queued, and skips what no longer applies."""
+worker (``games.jobs``) sends what is queued, and skips what no longer applies."""
 
 from __future__ import annotations
 

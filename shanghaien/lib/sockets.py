@@ -11,7 +11,9 @@ from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import trans_real
 
 from .errors import ServiceError
 from .input import parse_json
@@ -63,6 +65,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
 
     async def __call__(self, scope, receive, send):
         self.frames = FrameBudget(*FRAMES)
+        self.language = socket_language(scope)
         try:
             await super().__call__(scope, receive, send)
         finally:
@@ -78,7 +81,8 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         try:
-            await handler(message)
+            with translation.override(self.language):  # errors and frames in its language
+                await handler(message)
         except StopConsumer:
             raise
         except Exception:
@@ -120,6 +124,30 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
     async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
         retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
         await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
+
+
+def socket_language(scope) -> str:
+    """The language of a socket's texts, chosen as a page's is: the player's own, else
+    the chooser's cookie, else the browser's Accept-Language, else the site's default."""
+    user = scope.get("user")
+    if user is not None and getattr(user, "is_authenticated", False) and user.language:
+        return user.language
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if cookie:
+        try:
+            return translation.get_supported_language_variant(cookie)
+        except LookupError:
+            pass
+    headers = dict(scope.get("headers") or [])
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    for code, _quality in trans_real.parse_accept_lang_header(accept):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
 
 
 def retry_fields(error: ServiceError) -> dict:

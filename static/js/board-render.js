@@ -1,7 +1,7 @@
 // Rendering the game JSON (see docs/protocol.md) into HTML. Pure functions of the
 // game and of the board's local UI state; board.js owns the socket and the clicks.
 // Every word comes from words.js.
-import { ACTIONS, DIRECTIONS, NATIONS, esc, html, raw, t } from "./words.js";
+import { ACTIONS, DIRECTIONS, NATIONS, esc, html, moment, raw, t } from "./words.js";
 
 export function cardLabel(card) {
   if (!card) return t("cards.none");
@@ -60,7 +60,20 @@ function turnHtml(game) {
     direction: t("status.phases.direction"),
     placement: t("status.phases.placement"),
   }[view.phase];
-  return `<strong>${esc(t("status.your_turn"))}</strong> ${esc(what)}`;
+  return `<strong>${esc(t("status.your_turn"))}</strong> ${esc(mustShanghai(view) ?? what)}`;
+}
+
+// With 0 or 1 dice in the supply a roll is not allowed: the player must call Shanghai.
+function mustShanghai(view) {
+  if (view.phase !== "turn" || view.me.supply >= 2) return null;
+  return view.me.supply === 0 ? t("status.phases.no_dice") : t("status.phases.one_die");
+}
+
+// The tag that names the extra-wild-card variant, with what it means as its title.
+export function variantHtml(view) {
+  if (!view.extra_wild) return "";
+  const title = t("status.variant_title", { wild: ACTIONS.wild, action: ACTIONS.adjust });
+  return ` <span class="variant-tag" title="${esc(title)}">${esc(t("status.variant"))}</span>`;
 }
 
 export function statusHtml(game, ui) {
@@ -69,14 +82,14 @@ export function statusHtml(game, ui) {
   const lines = [];
   if (view.status === "finished") {
     // The sentence comes from the server (games/words.py), the same on every page.
-    if (game.outcome) lines.push(`<strong>${esc(game.outcome)}</strong>`);
+    if (game.outcome) lines.push(`<strong>${esc(game.outcome)}</strong>${variantHtml(view)}`);
     const reason = view.result?.reason;
     if (reason !== "aborted" && reason !== "annulled") {
       if (game.ratings) lines.push(ratingsHtml(game));
       else if (game.rated === false) lines.push(esc(t("status.casual_result")));
     }
   } else {
-    const parts = [html("status.round", { round: view.round, rounds: view.rounds })];
+    const parts = [`${html("status.round", { round: view.round, rounds: view.rounds })}${variantHtml(view)}`];
     if (game.rated !== undefined) parts.push(esc(game.rated ? t("status.rated") : t("status.casual")));
     parts.push(turnHtml(game));
     lines.push(parts.join(esc(t("status.separator"))));
@@ -113,7 +126,7 @@ export function timeLeft(iso) {
   if (ms <= 0) return t("clock.passed");
   const hours = Math.floor(ms / 3600000);
   const days = Math.floor(hours / 24);
-  const when = new Date(iso).toISOString().slice(0, 16).replace("T", " ");
+  const when = moment(iso);
   const left = days > 0
     ? t("clock.days_hours", { days: t("clock.days", { n: days }), hours: t("clock.hours", { n: hours % 24 }) })
     : hours > 0 ? t("clock.hours", { n: hours }) : t("clock.minutes", { n: Math.ceil(ms / 60000) });
@@ -143,7 +156,10 @@ export function roundEndHtml(game) {
   const caller = report.called_by === "me" ? names.me : names.opponent;
   const columns = report.cards.map((c) => {
     const sums = c.my_neighbours === null ? ""
-      : `<span class="sums">${esc(t("round_end.beside"))} <span class="me">${c.my_neighbours}</span> : <span class="opponent">${c.opponent_neighbours}</span></span>`;
+      : `<span class="sums">${html("round_end.beside", {
+        me: raw(`<span class="me">${c.my_neighbours}</span>`),
+        opponent: raw(`<span class="opponent">${c.opponent_neighbours}</span>`),
+      })}</span>`;
     const theirs = html("round_end.dice", { name: names.opponent, n: c.opponent_dice.length });
     const mine = html("round_end.dice", { name: names.me, n: c.my_dice.length });
     return `<li class="outcome ${c.to ? `to-${c.to}` : "removed"}" data-reason="${esc(c.reason)}">
@@ -169,7 +185,92 @@ function captainHtml(end, canChoose, number) {
   return `<span class="captain placeholder" aria-hidden="true">${number ?? ""}</span>`;
 }
 
-export function tavernHtml(game) {
+// -- a player's dirty tricks and captain, on their side of the tavern -------------------
+
+// Why a trick card in `side`'s hand cannot be used this round (RULES.md, "Dirty Tricks"),
+// or null if it can. Trick cards join a hand only at a Shanghai, so a card in hand was
+// won at the last one (view.last_round) or before; the variant's extra card was there
+// from the start. Between a Shanghai and the next deal (a step of the replay) the cards
+// just won belong to the round that is ending.
+export function trickBlock(view, side, trick) {
+  const report = view.last_round;
+  const justWon = Boolean(report?.cards.some((c) => c.card.id === trick.id && c.to === side));
+  if (justWon && report.round === view.rounds) return "won_in_last_round";
+  if (view.status === "finished") return "game_over";
+  if (justWon && report.round === view.round) return "won_this_round";
+  if (view[side].trick_used_this_round) return "trick_used";
+  return null;
+}
+
+function trickStateText(game, side, block) {
+  if (block === "won_in_last_round") return t("tricks.won_in_last_round");
+  if (block === "game_over") return t("tricks.game_over");
+  if (block === "won_this_round") return t("tricks.won_this_round");
+  if (block !== "trick_used") return t("tricks.usable");
+  if (side === "me" && !game.watching) return t("tricks.trick_used_me");
+  return t("tricks.trick_used", { name: game.players[side] });
+}
+
+// The variant's extra cards are X1 and X2 (games/rules/cards.py); the others are won.
+const isExtraCard = (trick) => trick.id.startsWith("X");
+
+function trickChipHtml(trick, label, mini = false) {
+  const action = esc(ACTIONS[trick.action]);
+  const halves = mini ? `<span class="half bottom">${action}</span>`
+    : `<span class="half top">${esc(ACTIONS.wild)}</span><span class="half bottom">${action}</span>`;
+  return `<span class="trick-chip${mini ? " mini" : ""}" role="img" aria-label="${esc(label)}"
+    title="${esc(label)}">${halves}</span>`;
+}
+
+// The trick cards of `side`, each marked usable this round or not, and why not. "me"
+// gets a panel with a line per card; the opponent (whose cards are public once won) a
+// line with how many they hold and a small chip per card.
+export function trickPanelHtml(game, side) {
+  const view = game.view;
+  const tricks = view[side].tricks;
+  const name = game.players[side];
+  const states = tricks.map((trick) => {
+    const block = trickBlock(view, side, trick);
+    const text = trickStateText(game, side, block);
+    const label = t("tricks.card_state", { card: cardLabel({ ...trick, kind: "trick" }), state: text });
+    return { trick, block, text, label };
+  });
+  if (side === "opponent") {
+    if (!tricks.length) return "";
+    const chips = states.map((s) => `<li class="trick-item ${s.block ? "blocked" : "usable"}" data-card="${esc(s.trick.id)}"
+      data-block="${s.block ?? ""}">${trickChipHtml(s.trick, s.label, true)}</li>`);
+    return `<div class="trick-panel opponent" role="group" aria-label="${html("tricks.of", { name })}">
+      <span class="trick-panel-title">${html("tricks.count_of", { name, n: tricks.length })}</span>
+      <ul class="trick-list">${chips.join("")}</ul></div>`;
+  }
+  if (!tricks.length && (view.status === "finished" || game.watching)) return "";
+  const title = game.watching ? html("tricks.of", { name }) : esc(t("controls.your_tricks"));
+  const unused = view.status === "finished" ? html("tricks.unused_final", { n: tricks.length })
+    : html("tricks.unused", { n: tricks.length });
+  const count = tricks.length ? ` <span class="trick-count">${unused}</span>` : "";
+  const items = states.map((s) => `<li class="trick-item ${s.block ? "blocked" : "usable"}" data-card="${esc(s.trick.id)}"
+      data-block="${s.block ?? ""}">${trickChipHtml(s.trick, cardLabel({ ...s.trick, kind: "trick" }))}
+      <span class="trick-state"><span class="mark" aria-hidden="true">${s.block ? "✗" : "✓"}</span> ${esc(s.text)}</span>
+      ${isExtraCard(s.trick) ? `<span class="extra-tag">${esc(t("tricks.extra"))}</span>` : ""}</li>`);
+  const body = items.length ? `<ul class="trick-list">${items.join("")}</ul>`
+    : `<p class="trick-none">${esc(t("tricks.none"))}</p>`;
+  return `<div class="trick-panel me" role="group" aria-label="${title}">
+    <p class="trick-panel-title"><strong>${title}</strong>${count}</p>${body}</div>`;
+}
+
+// A player's coloured captain, standing by the tavern on their side once they used a
+// trick this round.
+function captainOutHtml(game, side) {
+  if (!game.view[side].trick_used_this_round) return "";
+  const label = side === "me" && !game.watching ? t("tavern.captain_out_me")
+    : t("tavern.captain_out", { name: game.players[side] });
+  return `<span class="captain-out ${side}" role="img" aria-label="${esc(label)}" title="${esc(label)}">
+    <span class="anchor" aria-hidden="true">⚓</span><span class="note" aria-hidden="true">${esc(t("tavern.captain_note"))}</span></span>`;
+}
+
+// The tavern; with `tricks`, each player's trick cards by their side of it (the board;
+// the replay and the rules page draw the tavern alone).
+export function tavernHtml(game, { tricks = false } = {}) {
   const view = game.view;
   const names = game.players;
   const choosing = !game.watching && view.turn === "me" && view.phase === "direction";
@@ -183,21 +284,18 @@ export function tavernHtml(game) {
   });
   const leftNumber = view.direction ? (view.direction === "left" ? 1 : 6) : "";
   const rightNumber = view.direction ? (view.direction === "left" ? 6 : 1) : "";
-  const captains = ["me", "opponent"]
-    .filter((side) => view[side].trick_used_this_round)
-    .map((side) => `<span class="captain ${side}" role="img"
-      aria-label="${html("tavern.captain_out", { name: names[side] })}">⚓</span>`)
-    .join("");
   const supply = (side) => `${html("tavern.supply", { name: names[side], n: view[side].supply })} ${pips(view[side].supply, side)}`;
+  // Each side: the captain (once out) by the tavern, the dice supply, the trick cards.
+  const sideHtml = (side) => `<div class="side ${side}">${captainOutHtml(game, side)}
+      <p class="supply ${side}">${supply(side)}</p>${tricks ? trickPanelHtml(game, side) : ""}</div>`;
   return `<section class="table" aria-label="${esc(t("tavern.label"))}">
-    <p class="supply opponent">${supply("opponent")}</p>
+    ${sideHtml("opponent")}
     <div class="tavern-row">
       ${captainHtml("left", choosing, leftNumber)}
       <ol class="tavern">${slots.join("")}</ol>
       ${captainHtml("right", choosing, rightNumber)}
     </div>
-    <div class="captains-out">${captains}</div>
-    <p class="supply me">${supply("me")}</p>
+    ${sideHtml("me")}
   </section>`;
 }
 
@@ -299,13 +397,33 @@ function overviewHtml(id, title, body, ui) {
     <h3>${esc(title)}</h3>${body}</div>`;
 }
 
-function trigger(id, label, ui, cls = "") {
-  return `<button type="button" class="overview-trigger ${cls}" data-overview="${id}"
-    aria-controls="overview-${id}" aria-expanded="${ui.overview === id}">${label}</button>`;
+// A button that opens an overview window; `key` tells apart two buttons of one window
+// (the board gives the focus back to the one that opened it).
+function trigger(id, label, ui, cls = "", { key = id, ariaLabel = "" } = {}) {
+  const named = ariaLabel ? ` aria-label="${ariaLabel}"` : "";
+  return `<button type="button" class="overview-trigger ${cls}" data-overview="${id}" data-trigger="${key}"
+    aria-controls="overview-${id}" aria-expanded="${ui.overview === id}"${named}>${label}</button>`;
+}
+
+// A total score: the button that opens the window of the points each crew gives now.
+function totalHtml(game, side, ui) {
+  const total = game.view.projected[side].total;
+  const ariaLabel = html("score.total_button", { total, name: game.players[side] });
+  return trigger("points", String(total), ui, `${side} total-score`, { key: `points-${side}`, ariaLabel });
+}
+
+// A game over before anything was played: no card won on either side (an abort, an
+// annulment or a timeout before play), or nothing counted. Only its sentence is shown.
+function endedWithoutPlay(view) {
+  const r = view.result;
+  if (!r) return false;
+  const won = (side) => side.tricks.length > 0 || Object.values(side.sailors).some((s) => s.length > 0);
+  return !(won(view.me) || won(view.opponent)) || (r.me.total === 0 && r.opponent.total === 0);
 }
 
 export function scoreTableHtml(game, ui) {
   const view = game.view;
+  if (endedWithoutPlay(view)) return "";
   const names = game.players;
   const table = view.score_table;
   const rows = table.nations.map((r) => `<tr><th scope="row"><span class="swatch nation-${r.nation}"></span>
@@ -322,8 +440,8 @@ export function scoreTableHtml(game, ui) {
       <tbody>${rows.join("")}
         <tr class="tricks-row"><th scope="row">${esc(t("score.tricks"))}</th><td class="me">${tricks.me}</td>
           <td class="opponent">${tricks.opponent}</td><td class="to-come">${tricks.remaining_cards} / ${tricks.remaining_points}</td></tr></tbody>
-      <tfoot><tr><th scope="row">${trigger("points", esc(t("score.now")), ui)}</th>
-        <td class="me">${view.projected.me.total}</td><td class="opponent">${view.projected.opponent.total}</td><td></td></tr></tfoot>
+      <tfoot><tr><th scope="row">${esc(t("score.now"))}</th>
+        <td class="me">${totalHtml(game, "me", ui)}</td><td class="opponent">${totalHtml(game, "opponent", ui)}</td><td></td></tr></tfoot>
     </table>
     ${overviewHtml("mine", t("score.sailors_of", { name: names.me }), sailorsListHtml(view.me.sailors), ui)}
     ${overviewHtml("theirs", t("score.sailors_of", { name: names.opponent }), sailorsListHtml(view.opponent.sailors), ui)}
@@ -346,7 +464,8 @@ function outcomeText(mine, theirs, names) {
 export function resultHtml(game) {
   const view = game.view;
   const r = view.result;
-  if (!r || r.reason === "aborted") return "";
+  // Aborted and annulled games have no result to add up; one without play has nothing.
+  if (!r || r.reason === "aborted" || r.reason === "annulled" || endedWithoutPlay(view)) return "";
   const names = game.players;
   const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${esc(NATIONS[n].name)}</th>
     <td class="me">${view.me.strength[n]}</td><td class="opponent">${view.opponent.strength[n]}</td>

@@ -12,6 +12,7 @@ import {
   showsRoundEnd,
   statusHtml,
   tavernHtml,
+  trickPanelHtml,
 } from "./board-render.js";
 import { esc, html, raw, t } from "./words.js";
 
@@ -25,6 +26,7 @@ const ui = {
   pending: null, // client_id of the command in flight
   chooser: null, // {card, half}: a trick half that needs a follow-up choice
   overview: null, // id of the open overview window
+  trigger: null, // data-trigger of the button that opened it (the focus goes back there)
   pinned: false, // opened by a click or tap (stays) rather than by hover
   alert: "",
   offline: false, // the alert says the socket is down; it goes when the socket is back
@@ -35,12 +37,19 @@ function render() {
   const typing = root.querySelector(".chat-form input");
   const draft = typing ? typing.value : "";
   const hadFocus = typing && document.activeElement === typing;
+  // and the focus on an overview's button (a push re-renders the board under it)
+  const focused = root.contains(document.activeElement) ? document.activeElement.dataset?.trigger : null;
   paint();
   const input = root.querySelector(".chat-form input");
   if (input) {
     input.value = draft;
     if (hadFocus) input.focus();
   }
+  if (focused) focusTrigger(focused);
+}
+
+function focusTrigger(key) {
+  root.querySelector(`[data-trigger="${key}"]`)?.focus();
 }
 
 function paint() {
@@ -62,7 +71,7 @@ function paint() {
       <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
     </header>
     ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
-    ${view.status === "finished" ? "" : tavernHtml(game)}
+    ${view.status === "finished" ? trickPanelHtml(game, "me") : tavernHtml(game, { tricks: true })}
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
@@ -154,18 +163,24 @@ function legalFor(match) {
   return ui.game.view.legal.filter((c) => Object.entries(match).every(([k, v]) => c[k] === v));
 }
 
-function openOverview(id, pinned) {
+function openOverview(id, pinned, key = id) {
   ui.overview = id;
   ui.pinned = pinned;
+  ui.trigger = key;
   render();
-  if (pinned) root.querySelector(`[data-overview="${id}"]`)?.focus();
+  if (pinned) focusTrigger(key);
 }
 
-function closeOverview() {
+// Closing a window opened by a click, a tap or the keyboard gives the focus back to its
+// button; one a hovering mouse opened, or a click elsewhere, leaves the focus alone.
+function closeOverview({ refocus = true } = {}) {
   if (!ui.overview) return;
+  const inside = root.querySelector(".overview:not([hidden])")?.contains(document.activeElement);
+  const back = refocus && (ui.pinned || inside);
   ui.overview = null;
   ui.pinned = false;
   render();
+  if (back) focusTrigger(ui.trigger);
 }
 
 root.addEventListener("click", (event) => {
@@ -178,7 +193,7 @@ root.addEventListener("click", (event) => {
   const data = target.dataset;
   if (data.overview) {
     if (ui.overview === data.overview && ui.pinned) closeOverview();
-    else openOverview(data.overview, true);
+    else openOverview(data.overview, true, data.trigger);
     return;
   }
   if (data.reportGame !== undefined || data.reportMessage) {
@@ -244,7 +259,7 @@ root.addEventListener("pointerover", (event) => {
   if (event.pointerType !== "mouse") return;
   const target = event.target.closest("[data-overview]");
   if (target && ui.overview !== target.dataset.overview && !ui.pinned) {
-    openOverview(target.dataset.overview, false);
+    openOverview(target.dataset.overview, false, target.dataset.trigger);
   }
 });
 root.addEventListener("pointerout", (event) => {
@@ -265,7 +280,9 @@ document.addEventListener("keydown", (event) => {
 document.addEventListener("click", (event) => {
   // A click elsewhere on the page closes an open overview (a target the board has
   // just re-rendered is no longer connected: that click was the board's own).
-  if (ui.overview && event.target.isConnected && !root.contains(event.target)) closeOverview();
+  if (ui.overview && event.target.isConnected && !root.contains(event.target)) {
+    closeOverview({ refocus: false });
+  }
 });
 
 render();

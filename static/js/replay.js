@@ -7,7 +7,7 @@ import {
   showsRoundEnd,
   tavernHtml,
 } from "./board-render.js";
-import { esc, html, t } from "./words.js";
+import { esc, html, moment, t } from "./words.js";
 
 const root = document.getElementById("replay");
 const config = JSON.parse(document.getElementById("replay-config").textContent);
@@ -79,7 +79,7 @@ function paint() {
     ${controlsHtml()}
     <div class="replay-now" role="status" aria-live="polite">
       <p class="what ${mover}">${esc(step.text || "")}</p>
-      <p class="where">${esc(situation(view))} <time datetime="${step.at}">${esc(new Date(step.at).toLocaleString())}</time></p>
+      <p class="where">${esc(situation(view))} <time datetime="${step.at}">${esc(moment(step.at))}</time></p>
     </div>
     ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
     ${view.status === "finished" ? "" : tavernHtml(game)}
@@ -167,9 +167,13 @@ document.querySelector(".replay-timeline")?.addEventListener("click", (event) =>
   root.scrollIntoView({ behavior: "smooth", block: "start" });
 });
 
+// "#step-N" names a line of the move list too, so the browser scrolls there: show the
+// board at that step instead.
 window.addEventListener("hashchange", () => {
   const index = stepFromHash();
-  if (index !== null && index !== ui.index) go(index, { updateHash: false });
+  if (index === null) return;
+  if (index !== ui.index) go(index, { updateHash: false });
+  root.scrollIntoView({ block: "start" });
 });
 
 async function load() {
@@ -187,7 +191,9 @@ async function load() {
   }
   // A finished game starts at its beginning; a game in progress at where it stands now.
   const start = config.status === "active" ? ui.steps.length - 1 : 0;
-  go(stepFromHash() ?? start, { updateHash: false });
+  const linked = stepFromHash();
+  go(linked ?? start, { updateHash: false });
+  if (linked !== null) root.scrollIntoView({ block: "start" });
 }
 
 load();

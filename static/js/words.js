@@ -35,3 +35,19 @@ export const raw = (markup) => ({ html: markup });
 export function html(key, params = {}) {
   return fill(esc(template(key, params)), params, (v) => (v && v.html !== undefined ? v.html : esc(v)));
 }
+
+// A moment (ISO text) in the page's language and the reader's time zone (the player's
+// own, from <body data-time-zone>; a visitor's browser's), with the zone's abbreviation.
+const MOMENT_FIELDS = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" };
+let momentFormat;
+export function moment(iso) {
+  if (!momentFormat) {
+    const timeZone = document.body?.dataset.timeZone || undefined;
+    try {
+      momentFormat = new Intl.DateTimeFormat(WORDS.language || "en", { ...MOMENT_FIELDS, timeZone });
+    } catch (error) {
+      momentFormat = new Intl.DateTimeFormat(WORDS.language || "en", MOMENT_FIELDS); // an unknown zone
+    }
+  }
+  return momentFormat.format(new Date(iso));
+}

@@ -8,6 +8,7 @@ import pytest
 
 from ..daphne import start_server
 from ..helpers.db import database_url as test_database_url
+from .helpers import Mailbox, register_mailbox
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the
 # live server fixtures are still synchronous and safe here.
@@ -69,13 +70,32 @@ def screenshot():
 
 
 @pytest.fixture(scope="session")
-def asgi_server(django_db_setup, django_db_blocker):
-    """Daphne serving the site (HTTP and websockets) on the test database."""
+def mailbox(tmp_path_factory) -> Mailbox:
+    """The emails the asgi_server writes (confirmation links and the like), to read back."""
+    return Mailbox(tmp_path_factory.mktemp("mailbox"))
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker, mailbox):
+    """Daphne serving the site (HTTP and websockets) on the test database; its emails
+    go to ``mailbox`` (also reachable as helpers.mailbox_of(url))."""
     with django_db_blocker.unblock():
         database_url = test_database_url()
     log = SCREENSHOTS.parent / "daphne.log"
-    with start_server(env={"DATABASE_URL": database_url}, log=log) as (url,):
-        yield url
+    env = {
+        "DATABASE_URL": database_url,
+        # django-environ drops the first "/" of the path: "filemail:///tmp/x" would be the
+        # relative "tmp/x" (in the server's working directory), so four slashes here.
+        "EMAIL_URL": f"filemail:///{mailbox.path.resolve()}",
+        # the browser tests sign up more players from 127.0.0.1 than the default allows
+        "RATE_LIMIT_SIGNUP": "200/m/ip",
+    }
+    with start_server(env=env, log=log) as (url,):
+        register_mailbox(url, mailbox)
+        try:
+            yield url
+        finally:
+            register_mailbox(url, None)
     with django_db_blocker.unblock():
         wait_for_server_sessions_to_end()
 

@@ -67,3 +67,28 @@ def test_stepping_through_a_finished_game_to_the_final_score(
     totals = page.locator("#replay .result .total").all_inner_texts()
     assert [int(t) for t in totals] == [game.score1, game.score0]  # now from bernd's side
     context.close()
+
+
+def test_a_link_to_a_step_shows_the_board_at_that_step(asgi_server, browser, django_user_model):
+    """#step-N also names the move list's line; the page shows the board, not the list."""
+    anna = django_user_model.objects.create_user("anna", password="x")
+    bernd = django_user_model.objects.create_user("bernd", password="x")
+    invitation = in_thread(invitations.do_invite, anna, to="bernd")
+    game = in_thread(invitations.do_accept_invitation, invitation.pk, bernd)
+    game = in_thread(play_on, game, seed=7)
+    context = browser.new_context(viewport={"width": 1100, "height": 700})
+    log_in_by_cookie(context, asgi_server, anna)
+    page = context.new_page()
+    page.goto(f"{asgi_server}/games/{game.pk}/replay/#step-40")
+    page.wait_for_selector(".replay-controls")
+    assert step(page) == 40
+    page.wait_for_function(
+        "() => document.getElementById('replay').getBoundingClientRect().top < 5"
+    )
+    top = page.evaluate("document.getElementById('replay').getBoundingClientRect().top")
+    assert -5 < top < 5  # the board at the top of the window
+    page.evaluate("location.hash = '#step-90'")  # a link clicked on the page
+    page.wait_for_function("() => document.getElementById('replay').dataset.step === '90'")
+    top = page.evaluate("document.getElementById('replay').getBoundingClientRect().top")
+    assert -5 < top < 5
+    context.close()

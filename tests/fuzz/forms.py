@@ -102,6 +102,15 @@ form_values = st.one_of(
 )
 
 
+# usernames as a form or a path may carry them
+NAMES = ["anna", "bernd", "carl", "BERND", "Carl", "nobody", "bernd ", "bern\u0000d", "é", ""]
+
+
+def mostly(valid: st.SearchStrategy, junk: st.SearchStrategy = form_values):
+    """Three times in four a value the form takes: the form's own checks get their share."""
+    return st.integers(0, 3).flatmap(lambda i: valid if i else junk)
+
+
 @st.composite
 def form_post(draw, fields: dict[str, st.SearchStrategy]) -> tuple[bytes, str]:
     """(body, content type) of a form post: the fields drawn, then broken in transport."""

@@ -29,7 +29,8 @@ from games.rules.commands import COMMAND_TYPES
 from games.services import chat, commands
 from shanghaien.lib.errors import ServiceError
 
-from .forms import BOUNDARY, form_post, form_values, path_part, quoted
+from .account_forms import ACCOUNT_FORMS, plan_account_form
+from .forms import BOUNDARY, NAMES, form_post, mostly, path_part, quoted
 from .strategies import (
     chat_text,
     dumps,
@@ -79,7 +80,6 @@ CONTENT_TYPES = ["application/json"] * 12 + [
     "",
 ]
 DAYS = [1, 2, 3, 5, 7, 14]
-NAMES = ["anna", "bernd", "carl", "BERND", "Carl", "nobody", "bernd ", "bern\u0000d", "é", ""]
 PAGE_STATUSES = {200, 302, 400, 403, 404, 405, 413, 429}
 
 
@@ -186,11 +186,6 @@ def api_request(draw, world, who, path, value) -> Request:
         content_type=draw(st.sampled_from(CONTENT_TYPES)),
         headers=headers_for(draw, world, who),
     )
-
-
-def mostly(valid: st.SearchStrategy, junk: st.SearchStrategy = form_values):
-    """Three times in four a value the form takes: the form's own checks get their share."""
-    return st.integers(0, 3).flatmap(lambda i: valid if i else junk)
 
 
 # -- what each endpoint is sent ------------------------------------------------------------
@@ -524,11 +519,15 @@ def plan_form(world: World, draw, form: str) -> Request:
         start = draw(st.integers(-2, 370))
         end = start + draw(st.integers(-1, 31))
         fields = {"start": mostly(st.just(iso_day(start))), "end": mostly(st.just(iso_day(end)))}
+    elif form in ACCOUNT_FORMS:
+        path, fields = plan_account_form(draw, form)
     else:
         path = "/accounts/preferences/"
         fields = {
-            "email": mostly(st.sampled_from(["anna@example.com", "", "not-an-email", "a@b"])),
+            "language": mostly(st.sampled_from(["", "de", "fr", "it", "en", "xx"])),
+            "time_zone": mostly(st.sampled_from(["UTC", "Europe/Berlin", "Mars/Base", ""])),
             "email_on_turn": st.sampled_from(["on", ""]),
+            "email_invitations": st.sampled_from(["on", ""]),
             "daily_digest": st.sampled_from(["on", ""]),
             "email_reminders": st.sampled_from(["on", ""]),
         }
@@ -538,7 +537,7 @@ def plan_form(world: World, draw, form: str) -> Request:
     return Request(who, path, body, method, content_type, headers)
 
 
-FORMS = ["invite", "play", "token", "holiday", "preferences"]
+FORMS = ["invite", "play", "token", "holiday", "preferences", *ACCOUNT_FORMS]
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -16,6 +16,7 @@ from games.redaction import SECRET_FIELDS, redacted
 from games.services import endings
 from moderation.roles import MODERATORS
 
+from ..helpers.accounts import log_in_with_second_factor
 from ..helpers.games import play_on
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def staff_client(request, players, django_user_model):
     else:
         user = django_user_model.objects.create_superuser("root", password="x")
     client = Client()
-    client.force_login(user)
+    log_in_with_second_factor(client, user)
     client.user = user
     return client
 

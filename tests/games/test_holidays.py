@@ -25,6 +25,51 @@ def test_a_holiday_pauses_the_deadline(clocked, traveller):
 
 
 @pytest.mark.django_db
+def test_holiday_days_are_the_players_own_days(clocked, traveller):
+    """A player in Tokyo away on 4–6 March: from midnight there (15:00 UTC the day
+    before) to midnight after the 6th, three days of 24 hours all the same."""
+    mover = clocked.to_move
+    mover.time_zone = "Asia/Tokyo"
+    mover.save()
+    do_declare_holiday(mover, dt.date(2026, 3, 4), dt.date(2026, 3, 6))
+    clocked.refresh_from_db()
+    assert effective_deadline(clocked) == START + 8 * DAY
+    from games.clock import holiday_span
+
+    start, end = holiday_span(mover.holidays.get(), mover.zone)
+    assert start == dt.datetime(2026, 3, 3, 15, 0, tzinfo=dt.UTC)
+    assert end == dt.datetime(2026, 3, 6, 15, 0, tzinfo=dt.UTC)
+    board = game_json(seating(clocked, mover))["clock"]["deadline"]
+    assert board == (START + 8 * DAY).isoformat()
+
+
+@pytest.mark.django_db
+def test_a_holiday_across_a_clock_change_lasts_its_local_days(players):
+    from games.clock import holiday_span
+
+    anna = players["anna"]
+    anna.time_zone = "Europe/Berlin"  # summer time begins on 29 March 2026: a 23-hour day
+    start, end = holiday_span(
+        type("H", (), {"start": dt.date(2026, 3, 29), "end": dt.date(2026, 3, 29)})(), anna.zone
+    )
+    assert end - start == dt.timedelta(hours=23)
+
+
+@pytest.mark.django_db
+def test_in_advance_means_after_the_players_today(players):
+    """At 20:00 UTC on 2 March it is already 3 March in Tokyo: a holiday from the 3rd
+    is not in advance there, but is in London."""
+    from shanghaien.lib.errors import BadRequest
+
+    anna, bernd = players["anna"], players["bernd"]
+    anna.time_zone = "Asia/Tokyo"
+    now = dt.datetime(2026, 3, 2, 20, 0, tzinfo=dt.UTC)
+    with pytest.raises(BadRequest):
+        do_declare_holiday(anna, dt.date(2026, 3, 3), dt.date(2026, 3, 4), now=now)
+    assert do_declare_holiday(bernd, dt.date(2026, 3, 3), dt.date(2026, 3, 4), now=now)
+
+
+@pytest.mark.django_db
 def test_opponents_see_a_holiday_on_the_board(clocked, players):
     mover = clocked.to_move
     other = next(u for u in players.values() if u.pk != mover.pk and u.username != "carl")

@@ -10,6 +10,7 @@ from games import jobs
 from games.models import Game, Notification
 from games.services import commands, invitations, notify, presence
 
+from ..helpers.accounts import confirmed_address
 from ..helpers.clock import DAY, START, at_once, run_worker
 
 
@@ -82,7 +83,8 @@ def test_a_move_queues_the_your_turn_email_for_the_next_player(clocked):
 @pytest.mark.django_db
 def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
     anna, bernd, carl = players["anna"], players["bernd"], players["carl"]
-    anna.email, anna.daily_digest, anna.email_on_turn = "anna@example.org", True, True
+    confirmed_address(anna)
+    anna.daily_digest, anna.email_on_turn = True, True
     anna.save()
     games = [
         invitations.do_accept_invitation(invitations.do_invite(o, to="anna").pk, anna)
@@ -111,11 +113,13 @@ def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
 
 @pytest.mark.django_db
 def test_invitations_are_emailed_to_players_who_want_email(players):
-    bernd = players["bernd"]
-    bernd.email, bernd.email_on_turn = "bernd@example.org", True
-    bernd.save()
+    bernd, carl = players["bernd"], players["carl"]
+    confirmed_address(bernd)  # invitation emails are on for a new player
+    confirmed_address(carl)
+    carl.email_invitations = False
+    carl.save()
     invitations.do_invite(players["anna"], to="bernd")
-    invitations.do_invite(players["bernd"], to="carl")  # carl wants no email
+    invitations.do_invite(players["bernd"], to="carl")  # carl wants no invitation email
     run_worker()
     assert [m.to for m in mail.outbox] == [["bernd@example.org"]]
     assert "anna invites you" in mail.outbox[0].subject
@@ -124,7 +128,8 @@ def test_invitations_are_emailed_to_players_who_want_email(players):
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_send_each_email_once(postgres_only, players, django_user_model):
     bernd = players["bernd"]
-    bernd.email, bernd.email_on_turn = "bernd@example.org", True
+    confirmed_address(bernd)
+    bernd.email_on_turn = True
     bernd.save()
     for i in range(15):  # from 15 players: one may only have a few invitations open
         sender = django_user_model.objects.create_user(f"sender{i}")

@@ -79,7 +79,7 @@ def test_a_trick_command_names_its_card_and_what_it_does():
     assert words.describe_command(adjust, [3, 5]) == "T1: Die ±1: 5 → 4"
     assert words.describe_command(adjust) == "T1: Die ±1: die 2 −1"
     wild = {"type": "trick", "card": "X1", "half": "wild", "nation": "dutch"}
-    assert words.describe_command(wild) == "X1: 2 Sailors: a wild Dutch sailor"
+    assert words.describe_command(wild) == "X1: 2 Sailors (a wild Dutch sailor)"
     assert words.describe_command({"type": "place", "die": 0}, [6, 2]) == "Place the 6"
     assert words.describe_command({"type": "direction", "one_at": "right"}) == (
         "Number 1 at the right end"

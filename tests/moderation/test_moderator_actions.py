@@ -81,6 +81,9 @@ def test_a_suspended_user_cannot_log_in_use_a_token_or_act(mod_client, game, pla
         g.refresh_from_db()
         assert g.result_reason == "adjudicated" and g.winner.username == winner
     assert not Client().login(username="anna", password="tavern-dice-42")
+    page = Client().post("/accounts/login/", {"login": "anna", "password": "tavern-dice-42"})
+    assert "Your account is suspended until" in page.content.decode()
+    assert "cheating" in page.content.decode()  # the reason the moderator gave
     assert clients["anna"].get("/api/games/").status_code == 401  # the old session is over
     assert Client(HTTP_AUTHORIZATION=f"Bearer {raw}").get("/api/games/").status_code == 401
     fresh = invitations.do_accept_invitation(
@@ -93,6 +96,8 @@ def test_a_suspended_user_cannot_log_in_use_a_token_or_act(mod_client, game, pla
     assert fresh.status == "active"
     act(mod_client, "/admin/accounts/user/", "lift_suspension", [anna.pk], reason="appeal won")
     assert Client().login(username="anna", password="tavern-dice-42")
+    anna.refresh_from_db()
+    assert anna.suspension_reason == ""
     assert AuditEntry.objects.filter(action="lift_suspension").count() == 1
 
 

@@ -1,35 +1,14 @@
 """End-of-game scoring, with the rulebook's worked example."""
 
 from games.rules import player_view
+from games.rules.examples import BLUE_CREW, RED_CREW
 from games.rules.scoring import nation_points, score, winner_of
 from games.rules.state import Player
 
 
 def test_rulebook_example_red_7_blue_8():
-    red = Player(
-        sailors=(
-            "spanish-3a",
-            "french-1",
-            "french-4",
-            "american-1",
-            "american-2",
-            "american-3a",
-            "chinese-1",
-        ),
-        wilds=(("T4", "spanish"), ("T5", "spanish")),
-    )
-    blue = Player(
-        sailors=(
-            "french-2",
-            "french-3a",
-            "american-3b",
-            "american-4",
-            "chinese-3a",
-            "chinese-3b",
-            "chinese-4",
-        ),
-        tricks=("T6",),
-    )
+    """The rulebook's crews (the rules page shows them, games.rules.examples)."""
+    red, blue = RED_CREW, BLUE_CREW
     red_score, blue_score = score((red, blue))
     assert dict(red_score.by_nation)["spanish"] == 7
     assert dict(red_score.by_nation)["french"] == dict(blue_score.by_nation)["french"] == 0
