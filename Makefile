@@ -4,6 +4,10 @@ VENV ?= .venv
 PY = $(VENV)/bin/python
 STAMP = $(VENV)/.installed
 PYTEST_ARGS ?=
+PORT ?= 8000
+# `make run`'s worker looks for due emails and deadlines this often (seconds): a player
+# on a developer's machine sees an invitation's email at once, not a minute later.
+WORKER_INTERVAL ?= 3
 
 .PHONY: install run test lint format messages bench bench-engine bench-load clean
 
@@ -20,8 +24,9 @@ $(STAMP): pyproject.toml
 run: export DJANGO_DEBUG ?= 1
 run: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/daphne -b 127.0.0.1 -p 8000 shanghaien.asgi:application
+	$(PY) manage.py run_worker --interval $(WORKER_INTERVAL) & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -40,8 +45,8 @@ format: install
 messages: export DJANGO_DEBUG ?= 1
 messages: install
 	$(PY) manage.py makemessages --locale de --locale fr --locale it --no-location --no-obsolete \
-		--ignore '.venv/*' --ignore 'tests/*' --ignore 'bench/*' --ignore 'staticfiles/*'
-	$(PY) manage.py compilemessages --ignore '.venv/*'
+		--ignore '.venv/*' --ignore 'tests/*' --ignore 'bench/*' --ignore 'staticfiles/*' --ignore 'node_modules/*'
+	$(PY) manage.py compilemessages --ignore '.venv/*' --ignore 'node_modules/*'
 
 bench: bench-engine bench-load
 
