@@ -1,0 +1,189 @@
+"""An accessibility audit in Chromium: axe-core (npm ci puts it in node_modules/) runs on
+every kind of page a player sees, at a desktop's size and a phone's, and finds nothing
+serious or critical."""
+
+import os
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from games import rules
+from games.models import Game
+from games.services import commands, invitations
+from tests.helpers.games import play_on
+
+from .helpers import confirm_address, in_thread, sign_up, wait_until_live
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+TARGETS_SHOWN = 4
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> Path:
+    if not AXE.is_file():
+        message = "axe-core not installed: npm ci"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message} (the accessibility audit must run in CI)")
+        pytest.skip(f"{message} — accessibility audit skipped")
+    return AXE
+
+
+def audit(page, axe_script: Path) -> list[dict]:
+    """axe-core's violations on the page as it stands."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(axe_script))
+    return page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " targets: v.nodes.map(n => n.target.join(' ')),"
+        " why: [...new Set(v.nodes.map(n => [...n.any, ...n.all, ...n.none]"
+        "  .map(c => c.message).join('; ')))]}))"
+    )
+
+
+def describe(found: dict[str, list[dict]]) -> str:
+    lines = []
+    for name, violations in found.items():
+        for v in violations:
+            targets = ", ".join(v["targets"][:TARGETS_SHOWN])
+            more = len(v["targets"]) - TARGETS_SHOWN
+            if more > 0:
+                targets += f" (and {more} more)"
+            lines.append(f"{name}: {v['id']} [{v['impact']}] {v['help']} — {targets}")
+            lines.extend(f"    {why}" for why in v["why"][:TARGETS_SHOWN])
+    return "\n".join(lines)
+
+
+def new_game(inviter, invitee) -> Game:
+    invitation = invitations.do_invite(inviter, to=invitee.username)
+    return invitations.do_accept_invitation(invitation.pk, invitee)
+
+
+def play_until(game, stop, seed=5, limit=2000) -> Game:
+    """Random legal commands (never resigning) until ``stop(state)``."""
+    rng = random.Random(seed)
+    by_seat = {s.seat: s.user for s in game.seats.all()}
+    for _ in range(limit):
+        game.refresh_from_db()
+        state = game.rules_state()
+        if stop(state):
+            return game
+        assert not state.finished, "the game ended before the position was reached"
+        seat = state.turn
+        choices = [
+            c for c in rules.legal_commands(state, seat) if c["type"] not in ("resign", "abort")
+        ]
+        commands.do_command(
+            game.pk, by_seat[seat], rng.choice(choices), game.version, str(uuid.uuid4())
+        )
+    raise AssertionError("the position was not reached")
+
+
+def at_round_end(state) -> bool:
+    """A round has ended and the next has not begun: no die rolled or placed since the
+    Shanghai (the board shows the round's report)."""
+    return (
+        state.last_round is not None
+        and state.roll is None
+        and not any(any(p.dice) for p in state.players)
+    )
+
+
+def placing(seat: int):
+    """``seat`` has rolled in a later turn of the round and places a die (the controls)."""
+    return lambda state: (
+        state.turn == seat
+        and state.phase == "placement"
+        and any(any(p.dice) for p in state.players)
+    )
+
+
+def setup_games(player, bernd) -> dict[str, Game]:
+    in_play = new_game(player, bernd)
+    seat = next(s.seat for s in in_play.seats.all() if s.user_id == player.pk)
+    in_play = play_until(in_play, placing(seat), seed=2)
+    round_end = play_until(new_game(bernd, player), at_round_end)
+    finished = play_on(new_game(player, bernd), seed=3)
+    assert finished.status == Game.Status.FINISHED, finished.status
+    invitations.do_invite(bernd, to=player.username)  # an invitation waiting in the lobby
+    return {"in play": in_play, "round end": round_end, "finished": finished}
+
+
+# names no other test signs up with: the session's mailbox keeps every test's emails
+@pytest.mark.parametrize(
+    ("device", "name"), [(DESKTOP, "ines"), (PHONE, "paula")], ids=["desktop", "phone"]
+)
+def test_no_serious_or_critical_violations_on_any_page(
+    axe_script, asgi_server, browser, django_user_model, device, name
+):
+    found: dict[str, list[dict]] = {}
+    # the site's Content-Security-Policy refuses inline scripts, axe-core's among them
+    context = browser.new_context(**device, bypass_csp=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def check(what: str) -> None:
+        found[what] = [v for v in audit(page, axe_script) if v["impact"] in BLOCKING]
+
+    page.goto(asgi_server + "/")
+    check("home")
+    page.goto(asgi_server + "/accounts/login/")
+    check("log-in")
+    page.goto(asgi_server + "/accounts/signup/")
+    check("sign-up")
+    address = sign_up(page, asgi_server, name, confirm=False)
+    check("lobby, new player with the email banner")
+    confirm_address(page, asgi_server, address)
+
+    player = django_user_model.objects.get(username=name)
+    bernd = django_user_model.objects.create_user("bernd", password="x")
+    games = in_thread(setup_games, player, bernd)
+
+    page.goto(asgi_server + "/")
+    page.wait_for_selector("main")
+    check("lobby")
+
+    for state, game in games.items():
+        page.goto(f"{asgi_server}/games/{game.pk}/")
+        wait_until_live(page)
+        if state == "round end":
+            page.wait_for_selector("#board .round-end")
+        if state == "finished":
+            page.wait_for_selector('#board[data-status="finished"]')
+        check(f"board, {state}")
+        if state == "in play":
+            page.wait_for_selector(".controls button[data-die]")
+            page.locator(".overview-trigger.total-score").first.click()
+            page.wait_for_selector(".overview:visible")
+            check("board, in play, the points window open")
+
+    page.goto(f"{asgi_server}/games/{games['finished'].pk}/replay/")
+    page.wait_for_selector(".replay-controls")
+    check("replay, start")
+    page.keyboard.press("End")
+    page.wait_for_selector('#replay[data-status="finished"]')
+    check("replay, end")
+
+    page.goto(asgi_server + "/games/finished/")
+    check("finished games")
+    page.goto(asgi_server + "/rules/")
+    check("rules")
+    page.goto(f"{asgi_server}/users/{name}/")
+    check("profile, one's own")
+    page.goto(asgi_server + "/users/bernd/")
+    check("profile, another player's")
+    page.goto(asgi_server + "/ranking/")
+    check("ranking")
+
+    context.close()
+    blocking = {what: v for what, v in found.items() if v}
+    assert not blocking, "serious or critical accessibility violations:\n" + describe(blocking)
+    assert errors == []
