@@ -7,7 +7,7 @@ import {
   showsRoundEnd,
   tavernHtml,
 } from "./board-render.js";
-import { esc, html, moment, t } from "./words.js";
+import { esc, html, moment, nameHtml, raw, t } from "./words.js";
 
 const root = document.getElementById("replay");
 const config = JSON.parse(document.getElementById("replay-config").textContent);
@@ -28,19 +28,20 @@ function rollHtml(view) {
     .map((v) => `<span class="die big ${view.roll.by}" role="img" aria-label="${html("cards.a_die", { value: v })}">${v}</span>`)
     .join("");
   const label = t("controls.their_roll", { name: who });
-  return `<div class="rolled replay-roll" aria-label="${esc(label)}"><span class="label">${html("label", { label })}</span> ${dice}</div>`;
+  const shown = html("controls.their_roll", { name: raw(nameHtml(who)) });
+  return `<div class="rolled replay-roll" aria-label="${esc(label)}"><span class="label">${html("label", { label: raw(shown) })}</span> ${dice}</div>`;
 }
 
-// Where the game stands, in words (plain text); a finished game's sentence is the server's.
+// Where the game stands, in words (HTML); a finished game's sentence is the server's.
 function situation(view) {
   const names = config.players;
-  if (view.status === "finished") return ui.outcome ?? "";
+  if (view.status === "finished") return esc(ui.outcome ?? "");
   if (view.round === 0 || view.turn === null) return "";
   const mover = view.turn === "me" ? names.me : names.opponent;
   return [
-    t("status.round", { round: view.round, rounds: view.rounds }),
-    t("status.to_move", { name: mover }),
-  ].join(t("status.separator"));
+    html("status.round", { round: view.round, rounds: view.rounds }),
+    html("status.to_move", { name: raw(nameHtml(mover)) }),
+  ].join(esc(t("status.separator")));
 }
 
 function controlsHtml() {
@@ -79,7 +80,7 @@ function paint() {
     ${controlsHtml()}
     <div class="replay-now" role="status" aria-live="polite">
       <p class="what ${mover}">${esc(step.text || "")}</p>
-      <p class="where">${esc(situation(view))} <time datetime="${step.at}">${esc(moment(step.at))}</time></p>
+      <p class="where">${situation(view)} <time datetime="${step.at}">${esc(moment(step.at))}</time></p>
     </div>
     ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
     ${view.status === "finished" ? "" : tavernHtml(game)}

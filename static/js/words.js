@@ -10,6 +10,10 @@ export const DIRECTIONS = WORDS.directions ?? {};
 const HTML_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const esc = (value) => String(value ?? "").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
+// A player's name as HTML: cut short with an ellipsis where it does not fit (site.css,
+// .player-name), the whole name in its title. Wrap it in raw() to put it into a sentence that html builds.
+export const nameHtml = (name) => `<span class="player-name" title="${esc(name)}">${esc(name)}</span>`;
+
 const pluralRules = new Intl.PluralRules(WORDS.language || "en");
 
 // The template at a dotted key; a count ({n}) picks the form of its number.
