@@ -16,6 +16,11 @@ def _other(username) -> User:
     return other
 
 
+def blocks(user, other) -> bool:
+    """Whether ``user`` blocks ``other``."""
+    return Block.objects.filter(user=user, blocked=other).exists()
+
+
 def do_block(user, username) -> Block:
     other = _other(username)
     if other.pk == user.pk:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404, render
 
 from accounts.addresses import email_banner
+from accounts.blocks import blocks
 from accounts.forms import HolidayForm, PreferencesForm, TokenForm
-from accounts.models import Block, User
+from accounts.models import User
 from ratings.queries import profile_rating
 
 from .jobs import email_undeliverable
@@ -25,7 +26,7 @@ def profile(request, username):
         "ratings": profile_rating(person),
     }
     if request.user.is_authenticated and not own:
-        context["blocked"] = Block.objects.filter(user=request.user, blocked=person).exists()
+        context["blocked"] = blocks(request.user, person)
     if own:
         context["preferences"] = PreferencesForm(instance=person)
         context["email_banner"] = email_banner(person)

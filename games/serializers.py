@@ -15,7 +15,7 @@ from . import rules
 from .access import Seating, seating
 from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
-from .words import describe_events, outcome_sentence
+from .words import describe_events, outcome_sentence, round_start_line, shared_out
 
 RECENT_COMMANDS = 6
 CHAT_SHOWN = 50
@@ -159,19 +159,61 @@ def read_since(seating: Seating, reads: GameReads, version: int) -> GameReads | 
     )
 
 
-def recent_actions(reads: GameReads, side: int) -> list[dict]:
-    """The last commands in words, newest first, each told from ``side``'s point of view."""
-    commands, actions, language = reads.commands, [], get_language()
+def _told(reads: GameReads) -> list[tuple[dict, int, str]]:
+    """The recent commands, newest first, each as (command, the version before it, its
+    words in the current language); the words are kept in ``reads.told``."""
+    commands, told, language = reads.commands, [], get_language()
     for i, command in enumerate(commands[:RECENT_COMMANDS]):
         version = command["version"]
-        told = reads.told.get((language, version))
-        if told is None:
-            after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
-            told = describe_events([e for seq, e in reads.events if after < seq <= version])
-            reads.told[language, version] = told
-        if told:
-            actions.append({"by": "me" if command["seat"] == side else "opponent", "text": told})
-    return actions
+        after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
+        text = reads.told.get((language, version))
+        if text is None:
+            text = describe_events([e for seq, e in reads.events if after < seq <= version])
+            reads.told[language, version] = text
+        told.append((command, after, text))
+    return told
+
+
+def recent_actions(reads: GameReads, side: int) -> list[dict]:
+    """The last commands in words, newest first, each told from ``side``'s point of view."""
+    return [
+        {"by": "me" if command["seat"] == side else "opponent", "text": text}
+        for command, _, text in _told(reads)
+        if text
+    ]
+
+
+def since_last_move(reads: GameReads, side: int, names: dict, view: dict) -> dict | None:
+    """What happened since ``side``'s last command, for the board's "since your last
+    move" summary: the opponent's commands in words, the round end and the round start
+    among them, and what to highlight (the dice they placed in this round, and whether
+    the round end is new). None once ``side`` has moved since, or before anything."""
+    lines: list[dict] = []
+    placed: list[int] = []
+    round_end = False
+    for command, after, text in reversed(_told(reads)):
+        if command["seat"] == side:
+            lines, placed, round_end = [], [], False  # only what came after my own move
+            continue
+        told = not text  # the command's words go before its first event of its own
+        for seq, event in reads.events:
+            if not after < seq <= command["version"]:
+                continue
+            kind = event["type"]
+            if not told and "seat" in event:
+                lines.append({"by": "opponent", "text": text})
+                told = True
+            if kind == "placed":
+                placed.extend(event["values"])
+            elif kind == "shanghai_called" and view["last_round"]:
+                round_end = True
+                lines.append({"text": shared_out(view["last_round"], names[1 - side])})
+            elif kind == "round_started":
+                placed = []
+                lines.append({"text": round_start_line(event, side, names)})
+    if not lines:
+        return None
+    return {"lines": lines, "placed": placed, "round_end": round_end}
 
 
 def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
@@ -200,6 +242,9 @@ def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
         "recent": recent_actions(reads, side),
+        "since": None
+        if watching or result
+        else since_last_move(reads, side, {side: me.username, 1 - side: opponent.username}, view),
         "clock": clock_json(seating, reads),
         "rematch": rematch_json(seating, reads.rematch),
         "chat": [chat_json(m, me.pk) for m in reads.chat],

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.addresses import email_banner
+from accounts.blocks import blocks
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
@@ -116,6 +117,8 @@ def game(request, pk):
     context = {
         "game": data,
         "view": view,
+        "blocked": not seating.watching and blocks(request.user, seating.opponent),
+        "without_play": ended_without_play(view),
         "choices": [c for c in choices if c["kind"] not in GIVING_UP],
         "endings": endings,
         "client_id": uuid.uuid4(),
@@ -129,6 +132,18 @@ def game(request, pk):
         ],
     }
     return render(request, "games/game.html", context)
+
+
+def ended_without_play(view: dict) -> bool:
+    """A game over with no card won on either side, or nothing counted: only its
+    sentence is shown, no table of zeros (as the board's ``endedWithoutPlay``)."""
+    result = view["result"]
+    if not result:
+        return False
+    won = any(
+        view[side]["tricks"] or any(view[side]["sailors"].values()) for side in ("me", "opponent")
+    )
+    return not won or result["me"]["total"] == result["opponent"]["total"] == 0
 
 
 @login_required

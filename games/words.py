@@ -225,6 +225,28 @@ def event_line(event: dict, names: dict) -> str | None:
     return _("%(name)s %(action)s") % {"name": names.get(event.get("seat"), "?"), "action": phrase}
 
 
+def round_start_line(event: dict, side: int, names: dict) -> str:
+    """A ``round_started`` event told to the player in ``side``."""
+    if event["start_player"] == side:
+        return _("Round %(round)s starts; you begin") % {"round": event["round"]}
+    return event_line(event, names)
+
+
+def shared_out(report: dict, opponent: str) -> str:
+    """A round end (the view's ``last_round``) in one sentence, told to "me"."""
+    to = [card["to"] for card in report["cards"]]
+    return _(
+        "Round %(round)s is shared out: %(mine)s cards to you, %(theirs)s to %(name)s, "
+        "%(removed)s removed."
+    ) % {
+        "round": report["round"],
+        "mine": to.count("me"),
+        "theirs": to.count("opponent"),
+        "name": opponent,
+        "removed": to.count(None),
+    }
+
+
 def ending_line(event: dict, names: dict) -> str:
     """The ``game_ended`` event as a sentence, e.g. "anna resigned: bernd wins"."""
     reason, winner = event["reason"], event.get("winner")

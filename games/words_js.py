@@ -56,6 +56,8 @@ def words_json() -> dict:
             "your_turn": _("Your turn:"),
             "phases": {
                 "turn": _("roll, or call Shanghai"),
+                # Shanghai needs two of one's own dice placed in this round.
+                "roll_only": _("roll (Shanghai once two of your dice are placed this round)"),
                 "direction": _("choose the end that is number 1 (click a grey captain)"),
                 "placement": _("place a die, or first play a dirty trick"),
                 # Fewer than two dice in the supply: a roll is not allowed, Shanghai is a must.
@@ -194,6 +196,15 @@ def words_json() -> dict:
             "point_each": _("1 point each"),
         },
         "recent": _("Recent moves"),
+        "since": {
+            "title": _("Since your last move"),
+            "new_die": _js(_("%(label)s, new since your last move")),
+            "new_round_end": _("new since your last move"),
+        },
+        "announce": {
+            "your_turn": _("Your turn."),
+            "their_turn": _js(_("%(name)s's turn.")),
+        },
         "extras": {
             "extend": _js(_("Give %(name)s one more day")),
             "abort": giving_up["abort"],
@@ -205,6 +216,16 @@ def words_json() -> dict:
             "go_to_rematch": _("Go to the rematch"),
             "rematch_offered": _js(_("Rematch offered: waiting for %(name)s.")),
             "accept_rematch": _("Accept the rematch"),
+            "block": _js(_("Block %(name)s")),
+            "unblock": _js(_("Unblock %(name)s")),
+            "block_question": _js(
+                _(
+                    "Block %(name)s? They can no longer invite you or write to you; "
+                    "this game goes on."
+                )
+            ),
+            "blocked": _js(_("You blocked %(name)s.")),
+            "unblocked": _js(_("You unblocked %(name)s.")),
         },
         "chat": {
             "title": _("Chat"),

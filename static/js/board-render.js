@@ -1,7 +1,7 @@
 // Rendering the game JSON (see docs/protocol.md) into HTML. Pure functions of the
 // game and of the board's local UI state; board.js owns the socket and the clicks.
 // Every word comes from words.js.
-import { ACTIONS, DIRECTIONS, NATIONS, esc, html, moment, raw, t } from "./words.js";
+import { ACTIONS, DIRECTIONS, NATIONS, esc, html, moment, nameHtml, raw, t } from "./words.js";
 
 export function cardLabel(card) {
   if (!card) return t("cards.none");
@@ -10,7 +10,7 @@ export function cardLabel(card) {
 }
 
 export function cardHtml(card, extraClass = "") {
-  if (!card) return `<div class="card empty ${extraClass}" aria-label="${esc(cardLabel(card))}"></div>`;
+  if (!card) return `<div class="card empty ${extraClass}" role="img" aria-label="${esc(cardLabel(card))}"></div>`;
   const label = esc(cardLabel(card));
   if (card.kind === "sailor") {
     const nation = NATIONS[card.nation];
@@ -44,19 +44,20 @@ function ratingsHtml(game) {
     const change = `${c.change >= 0 ? "+" : ""}${c.change}`;
     return raw(`<span class="${side}">${html("status.rating_change", { name, before: c.before, after: c.after, change })}</span>`);
   };
-  const me = game.watching ? game.players.me : t("status.you");
+  const me = game.watching ? raw(nameHtml(game.players.me)) : t("status.you");
   return `<span class="ratings">${html("status.ratings", {
-    me: part("me", me), opponent: part("opponent", game.players.opponent),
+    me: part("me", me), opponent: part("opponent", raw(nameHtml(game.players.opponent))),
   })}</span>`;
 }
 
 function turnHtml(game) {
   const view = game.view;
   const names = game.players;
-  if (game.watching) return html("status.watching", { name: view.turn === "me" ? names.me : names.opponent });
-  if (view.turn !== "me") return html("status.their_turn", { name: names.opponent });
+  if (game.watching) return html("status.watching", { name: raw(nameHtml(view.turn === "me" ? names.me : names.opponent)) });
+  if (view.turn !== "me") return html("status.their_turn", { name: raw(nameHtml(names.opponent)) });
+  const canShanghai = view.legal.some((c) => c.type === "shanghai");
   const what = {
-    turn: t("status.phases.turn"),
+    turn: canShanghai ? t("status.phases.turn") : t("status.phases.roll_only"),
     direction: t("status.phases.direction"),
     placement: t("status.phases.placement"),
   }[view.phase];
@@ -103,15 +104,16 @@ export function statusHtml(game, ui) {
     for (const h of game.clock.away[side] || []) {
       const away = side === "me" && !game.watching
         ? html("clock.away_me", { start: h.start, end: h.end })
-        : html("clock.away", { name: names[side], start: h.start, end: h.end });
+        : html("clock.away", { name: raw(nameHtml(names[side])), start: h.start, end: h.end });
       lines.push(`<span class="away">${away}</span>`);
     }
   }
-  const last = (game.recent || []).find((a) => a.by === "opponent");
+  // (with a "since your last move" summary on the board, that says it all)
+  const last = game.since ? null : (game.recent || []).find((a) => a.by === "opponent");
   if (last) {
     const text = t("status.last_action", { name: names.opponent, action: last.text });
     const stop = /[.!?]$/.test(text) ? "" : t("status.stop");
-    lines.push(`<span class="last-action">${esc(text + stop)}</span>`);
+    lines.push(`<span class="last-action">${html("status.last_action", { name: raw(nameHtml(names.opponent)), action: last.text })}${esc(stop)}</span>`);
   }
   if (ui.connection !== "open") {
     const what = ui.connection === "connecting" ? t("connection.connecting") : t("connection.reconnecting");
@@ -145,7 +147,7 @@ function arrowHtml(outcome, names) {
   if (outcome.to === "me" || outcome.to === "opponent") {
     const name = names[outcome.to];
     const arrow = outcome.to === "me" ? "↓" : "↑";
-    return `<span class="arrow to-${outcome.to}" aria-label="${html("round_end.to", { name })}">${arrow} ${esc(name)}</span>`;
+    return `<span class="arrow to-${outcome.to}" aria-label="${html("round_end.to", { name })}">${arrow} ${nameHtml(name)}</span>`;
   }
   return `<span class="arrow removed" aria-label="${esc(t("round_end.removed_label"))}">✕ ${esc(t("round_end.removed"))}</span>`;
 }
@@ -170,7 +172,7 @@ export function roundEndHtml(game) {
   });
   const hint = game.view.status === "finished" ? "" : esc(t("round_end.stays"));
   return `<section class="round-end" aria-label="${html("round_end.label", { round: report.round })}">
-    <h2>${html("round_end.heading", { round: report.round, name: caller })}</h2>
+    <h2>${html("round_end.heading", { round: report.round, name: raw(nameHtml(caller)) })}</h2>
     <ol class="outcomes">${columns.join("")}</ol>
     <p class="hint">${hint}</p></section>`;
 }
@@ -240,7 +242,7 @@ export function trickPanelHtml(game, side) {
     const chips = states.map((s) => `<li class="trick-item ${s.block ? "blocked" : "usable"}" data-card="${esc(s.trick.id)}"
       data-block="${s.block ?? ""}">${trickChipHtml(s.trick, s.label, true)}</li>`);
     return `<div class="trick-panel opponent" role="group" aria-label="${html("tricks.of", { name })}">
-      <span class="trick-panel-title">${html("tricks.count_of", { name, n: tricks.length })}</span>
+      <span class="trick-panel-title">${html("tricks.count_of", { name: raw(nameHtml(name)), n: tricks.length })}</span>
       <ul class="trick-list">${chips.join("")}</ul></div>`;
   }
   if (!tricks.length && (view.status === "finished" || game.watching)) return "";
@@ -254,8 +256,11 @@ export function trickPanelHtml(game, side) {
       ${isExtraCard(s.trick) ? `<span class="extra-tag">${esc(t("tricks.extra"))}</span>` : ""}</li>`);
   const body = items.length ? `<ul class="trick-list">${items.join("")}</ul>`
     : `<p class="trick-none">${esc(t("tricks.none"))}</p>`;
+  // the variant said in words where the cards are, not only in the tag's title
+  const variant = view.extra_wild && view.status !== "finished"
+    ? `<p class="variant-note">${esc(t("status.variant_title", { wild: ACTIONS.wild, action: ACTIONS.adjust }))}</p>` : "";
   return `<div class="trick-panel me" role="group" aria-label="${title}">
-    <p class="trick-panel-title"><strong>${title}</strong>${count}</p>${body}</div>`;
+    <p class="trick-panel-title"><strong>${game.watching ? html("tricks.of", { name: raw(nameHtml(name)) }) : title}</strong>${count}</p>${body}${variant}</div>`;
 }
 
 // A player's coloured captain, standing by the tavern on their side once they used a
@@ -278,13 +283,13 @@ export function tavernHtml(game, { tricks = false } = {}) {
     const where = slot.number ? html("tavern.position", { number: slot.number }) : esc(t("tavern.no_number"));
     return `<li class="slot">
       <div class="dice-row opponent">${diceHtml(slot.opponent_dice, "opponent", names)}</div>
-      <div class="number" aria-label="${where}">${slot.number ?? ""}</div>
+      <div class="number" role="img" aria-label="${where}">${slot.number ?? ""}</div>
       ${cardHtml(slot.card)}
       <div class="dice-row me">${diceHtml(slot.my_dice, "me", names)}</div></li>`;
   });
   const leftNumber = view.direction ? (view.direction === "left" ? 1 : 6) : "";
   const rightNumber = view.direction ? (view.direction === "left" ? 6 : 1) : "";
-  const supply = (side) => `${html("tavern.supply", { name: names[side], n: view[side].supply })} ${pips(view[side].supply, side)}`;
+  const supply = (side) => `${html("tavern.supply", { name: raw(nameHtml(names[side])), n: view[side].supply })} ${pips(view[side].supply, side)}`;
   // Each side: the captain (once out) by the tavern, the dice supply, the trick cards.
   const sideHtml = (side) => `<div class="side ${side}">${captainOutHtml(game, side)}
       <p class="supply ${side}">${supply(side)}</p>${tricks ? trickPanelHtml(game, side) : ""}</div>`;
@@ -351,7 +356,8 @@ export function controlsHtml(game, ui) {
     const who = view.roll.by === "me" ? t("controls.your_roll") : t("controls.their_roll", { name: game.players.opponent });
     const trickRow = tricks.length
       ? `<div class="tricks" aria-label="${esc(t("controls.your_tricks"))}">${tricks.join("")}</div>` : "";
-    parts.push(`<div class="rolled" aria-label="${esc(who)}"><span class="label">${html("label", { label: who })}</span>
+    const whoHtml = view.roll.by === "me" ? esc(who) : html("controls.their_roll", { name: raw(nameHtml(game.players.opponent)) });
+    parts.push(`<div class="rolled" aria-label="${esc(who)}"><span class="label">${html("label", { label: raw(whoHtml) })}</span>
       ${dice.join("")}${trickRow}</div>`);
     if (placing && ui.chooser) parts.push(chooserHtml(game, ui));
   }
@@ -384,17 +390,17 @@ function pointsHtml(game) {
   const p = game.view.projected;
   const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${esc(NATIONS[n].name)}</th>
     <td class="me">${p.me.by_nation[n]}</td><td class="opponent">${p.opponent.by_nation[n]}</td></tr>`);
-  return `<table><thead><tr><th></th><th class="me">${esc(game.players.me)}</th>
-    <th class="opponent">${esc(game.players.opponent)}</th></tr></thead>
+  return `<table><thead><tr><td></td><th class="me">${nameHtml(game.players.me)}</th>
+    <th class="opponent">${nameHtml(game.players.opponent)}</th></tr></thead>
     <tbody>${rows.join("")}<tr><th scope="row">${esc(t("score.unused_tricks"))}</th><td class="me">${p.me.tricks}</td>
     <td class="opponent">${p.opponent.tricks}</td></tr></tbody></table>`;
 }
 
-function overviewHtml(id, title, body, ui) {
+function overviewHtml(id, title, body, ui, heading = esc(title)) {
   const open = ui.overview === id;
   return `<div class="overview" id="overview-${id}" role="dialog" aria-label="${esc(title)}" ${open ? "" : "hidden"}>
     <button type="button" class="close" data-close-overview aria-label="${esc(t("score.close"))}">×</button>
-    <h3>${esc(title)}</h3>${body}</div>`;
+    <h2>${heading}</h2>${body}</div>`;
 }
 
 // A button that opens an overview window; `key` tells apart two buttons of one window
@@ -434,8 +440,8 @@ export function scoreTableHtml(game, ui) {
   return `<section class="score" aria-label="${esc(t("score.label"))}">
     <table class="score-table">
       <thead><tr><th scope="col">${esc(t("score.crew"))}</th>
-        <th scope="col">${trigger("mine", esc(names.me), ui, "me")}</th>
-        <th scope="col">${trigger("theirs", esc(names.opponent), ui, "opponent")}</th>
+        <th scope="col">${trigger("mine", nameHtml(names.me), ui, "me")}</th>
+        <th scope="col">${trigger("theirs", nameHtml(names.opponent), ui, "opponent")}</th>
         <th scope="col">${trigger("to-come", toCome, ui)}</th></tr></thead>
       <tbody>${rows.join("")}
         <tr class="tricks-row"><th scope="row">${esc(t("score.tricks"))}</th><td class="me">${tricks.me}</td>
@@ -443,8 +449,10 @@ export function scoreTableHtml(game, ui) {
       <tfoot><tr><th scope="row">${esc(t("score.now"))}</th>
         <td class="me">${totalHtml(game, "me", ui)}</td><td class="opponent">${totalHtml(game, "opponent", ui)}</td><td></td></tr></tfoot>
     </table>
-    ${overviewHtml("mine", t("score.sailors_of", { name: names.me }), sailorsListHtml(view.me.sailors), ui)}
-    ${overviewHtml("theirs", t("score.sailors_of", { name: names.opponent }), sailorsListHtml(view.opponent.sailors), ui)}
+    ${overviewHtml("mine", t("score.sailors_of", { name: names.me }), sailorsListHtml(view.me.sailors), ui,
+    html("score.sailors_of", { name: raw(nameHtml(names.me)) }))}
+    ${overviewHtml("theirs", t("score.sailors_of", { name: names.opponent }), sailorsListHtml(view.opponent.sailors), ui,
+    html("score.sailors_of", { name: raw(nameHtml(names.opponent)) }))}
     ${overviewHtml("to-come", t("score.to_come_title"), toComeHtml(table.still_to_come), ui)}
     ${overviewHtml("points", t("score.points_title"), pointsHtml(game), ui)}
   </section>`;
@@ -452,13 +460,15 @@ export function scoreTableHtml(game, ui) {
 
 // -- the final result --------------------------------------------------------------------
 
-function outcomeText(mine, theirs, names) {
-  if (!mine && !theirs) return t("result.nothing");
-  if (!theirs) return t("result.keeps", { name: names.me, strength: mine });
-  if (!mine) return t("result.keeps", { name: names.opponent, strength: theirs });
-  if (mine === theirs) return t("result.equal");
-  return mine > theirs ? t("result.weaker", { name: names.me, strength: theirs })
-    : t("result.weaker", { name: names.opponent, strength: mine });
+function outcomeHtml(mine, theirs, names) {
+  const me = raw(nameHtml(names.me));
+  const opponent = raw(nameHtml(names.opponent));
+  if (!mine && !theirs) return esc(t("result.nothing"));
+  if (!theirs) return html("result.keeps", { name: me, strength: mine });
+  if (!mine) return html("result.keeps", { name: opponent, strength: theirs });
+  if (mine === theirs) return esc(t("result.equal"));
+  return mine > theirs ? html("result.weaker", { name: me, strength: theirs })
+    : html("result.weaker", { name: opponent, strength: mine });
 }
 
 export function resultHtml(game) {
@@ -469,37 +479,37 @@ export function resultHtml(game) {
   const names = game.players;
   const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${esc(NATIONS[n].name)}</th>
     <td class="me">${view.me.strength[n]}</td><td class="opponent">${view.opponent.strength[n]}</td>
-    <td>${esc(outcomeText(view.me.strength[n], view.opponent.strength[n], names))}</td>
+    <td class="outcome">${outcomeHtml(view.me.strength[n], view.opponent.strength[n], names)}</td>
     <td class="me">${r.me.by_nation[n]}</td><td class="opponent">${r.opponent.by_nation[n]}</td></tr>`);
   const title = esc(t("result.title"));
   const points = esc(t("result.points"));
   return `<section class="result" aria-label="${title}"><h2>${title}</h2>
-    <table class="list"><thead><tr><th>${esc(t("score.crew"))}</th><th class="me">${esc(names.me)}</th><th class="opponent">${esc(names.opponent)}</th>
+    <div class="table-scroll"><table class="list result-table"><thead><tr><th>${esc(t("score.crew"))}</th><th class="me">${nameHtml(names.me)}</th><th class="opponent">${nameHtml(names.opponent)}</th>
       <th>${esc(t("result.outcome"))}</th><th class="me">${points}</th><th class="opponent">${points}</th></tr></thead>
     <tbody>${rows.join("")}<tr><th scope="row">${esc(t("score.unused_tricks"))}</th><td></td><td></td><td>${esc(t("result.point_each"))}</td>
       <td class="me">${r.me.tricks}</td><td class="opponent">${r.opponent.tricks}</td></tr></tbody>
     <tfoot><tr><th scope="row">${esc(t("result.total"))}</th><td></td><td></td><td></td>
-      <td class="me total">${r.me.total}</td><td class="opponent total">${r.opponent.total}</td></tr></tfoot></table></section>`;
+      <td class="me total">${r.me.total}</td><td class="opponent total">${r.opponent.total}</td></tr></tfoot></table></div></section>`;
 }
 
 export function recentHtml(game) {
   const recent = game.recent || [];
   if (!recent.length) return "";
   const items = recent.map((a) => `<li class="${a.by}">${html("status.last_action", {
-    name: a.by === "me" ? game.players.me : game.players.opponent, action: a.text,
+    name: raw(nameHtml(a.by === "me" ? game.players.me : game.players.opponent)), action: a.text,
   })}</li>`);
   return `<details class="recent"><summary>${esc(t("recent"))}</summary><ol>${items.join("")}</ol></details>`;
 }
 
 // -- around the game: extra day, abort, rematch ------------------------------------------
 
-export function extrasHtml(game) {
+export function extrasHtml(game, ui = {}) {
   const view = game.view;
   if (game.watching) return "";
   const name = game.players.opponent;
   const parts = [];
   if (game.clock.can_extend) {
-    parts.push(`<button type="button" class="secondary" data-extend>${html("extras.extend", { name })}</button>`);
+    parts.push(`<button type="button" class="secondary" data-extend>${html("extras.extend", { name: raw(nameHtml(name)) })}</button>`);
   }
   if (view.legal.some((c) => c.type === "abort")) {
     parts.push(`<button type="button" class="secondary" data-action="abort">${esc(t("extras.abort"))}</button>`);
@@ -507,6 +517,8 @@ export function extrasHtml(game) {
   const replayLabel = view.status === "active" ? t("extras.steps_so_far") : t("extras.replay");
   parts.push(`<a class="button secondary" href="/games/${game.id}/replay/">${esc(replayLabel)}</a>`);
   parts.push(`<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
+  parts.push(`<button type="button" class="secondary" data-block>${
+    ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);
   if (view.status === "active") {
     parts.push(`<button type="button" class="secondary" data-action="resign">${esc(t("extras.resign"))}</button>`);
   } else {
@@ -516,7 +528,7 @@ export function extrasHtml(game) {
     } else if (offer.status === "accepted" && offer.game) {
       parts.push(`<a class="button" href="/games/${offer.game}/">${esc(t("extras.go_to_rematch"))}</a>`);
     } else if (offer.by === "me") {
-      parts.push(`<span>${html("extras.rematch_offered", { name })}</span>`);
+      parts.push(`<span>${html("extras.rematch_offered", { name: raw(nameHtml(name)) })}</span>`);
     } else {
       parts.push(`<button type="button" data-accept-rematch="${offer.invitation}">${esc(t("extras.accept_rematch"))}</button>`);
     }
@@ -529,7 +541,7 @@ export function extrasHtml(game) {
 export function chatHtml(game) {
   const names = game.players;
   const items = (game.chat || []).map((m) => `<li class="${m.by}" data-message="${m.id}">
-    <strong>${html("label", { label: m.by === "me" ? names.me : names.opponent })}</strong> <span class="text">${esc(m.text)}</span>
+    <strong>${html("label", { label: raw(nameHtml(m.by === "me" ? names.me : names.opponent)) })}</strong> <span class="text">${esc(m.text)}</span>
     ${!game.watching && m.by === "opponent"
       ? `<button type="button" class="link-button report" data-report-message="${m.id}">${esc(t("chat.report"))}</button>` : ""}</li>`);
   const form = game.watching ? "" : `<form class="chat-form">

@@ -14,10 +14,14 @@ import {
   tavernHtml,
   trickPanelHtml,
 } from "./board-render.js";
-import { esc, html, raw, t } from "./words.js";
+import { markNew, sinceHtml, sinceLine } from "./since.js";
+import { esc, html, nameHtml, raw, t } from "./words.js";
 
 const root = document.getElementById("board");
 const initial = JSON.parse(document.getElementById("game-data").textContent);
+// One live region for the whole visit (outside the board, which is redrawn): screen
+// readers hear each change of turn and what the opponent did, once.
+const announcer = document.getElementById("board-announcer");
 
 const ui = {
   game: initial,
@@ -30,22 +34,81 @@ const ui = {
   pinned: false, // opened by a click or tap (stays) rather than by hover
   alert: "",
   offline: false, // the alert says the socket is down; it goes when the socket is back
+  blocked: root.dataset.blocked === "true", // the player blocks the opponent
+  announced: { version: initial.version, turn: initial.view.turn },
 };
 
 function render() {
-  // Keep what the player is typing across re-renders.
+  // Keep what the player is typing across re-renders,
   const typing = root.querySelector(".chat-form input");
   const draft = typing ? typing.value : "";
-  const hadFocus = typing && document.activeElement === typing;
-  // and the focus on an overview's button (a push re-renders the board under it)
-  const focused = root.contains(document.activeElement) ? document.activeElement.dataset?.trigger : null;
+  // and the keyboard focus: on the same control, or where the next step is.
+  const focused = focusKey(document.activeElement);
   paint();
   const input = root.querySelector(".chat-form input");
-  if (input) {
-    input.value = draft;
-    if (hadFocus) input.focus();
+  if (input) input.value = draft;
+  if (focused) restoreFocus(focused);
+  announce();
+}
+
+// The attributes that name a control across re-renders.
+const KEYS = ["data-trigger", "data-action", "data-die", "data-half", "data-one-at", "data-choice",
+  "data-cancel", "data-extend", "data-rematch", "data-accept-rematch", "data-report-game",
+  "data-report-message", "data-block", "data-close-overview", "id"];
+
+function focusKey(element) {
+  if (!element || element === root || !root.contains(element)) return null;
+  if (element.classList.contains("controls")) return { region: "controls" };
+  const name = KEYS.find((k) => element.hasAttribute(k));
+  if (!name) return null;
+  const key = { name, value: element.getAttribute(name) };
+  if (name === "data-half") key.card = element.dataset.card;
+  key.inControls = Boolean(element.closest(".controls"));
+  return key;
+}
+
+function findKey(key) {
+  const candidates = root.querySelectorAll(`[${key.name}]`);
+  return [...candidates].find((e) => e.getAttribute(key.name) === key.value
+    && (key.card === undefined || e.dataset.card === key.card));
+}
+
+// The same control if it is still there and usable; else, for the turn's controls, the
+// first one usable now (the captains or the dice after a roll) or the controls' box, which
+// keeps the place until the answer comes; else the board's heading.
+function restoreFocus(key) {
+  const same = key.region ? null : findKey(key);
+  if (same && !same.disabled) {
+    same.focus();
+    return;
   }
-  if (focused) focusTrigger(focused);
+  if (key.region || key.inControls) {
+    const next = root.querySelector(".tavern-row button:not([disabled]), .controls button:not([disabled])");
+    const box = root.querySelector(".controls");
+    if (next || box) {
+      (next || box).focus();
+      return;
+    }
+  }
+  root.querySelector(".board-head h1")?.focus();
+}
+
+function announce() {
+  const game = ui.game;
+  const seen = ui.announced;
+  if (game.version === seen.version) return;
+  const view = game.view;
+  const parts = [];
+  const last = (game.recent || [])[0];
+  if (last && last.by === "opponent" && !game.watching) parts.push(sinceLine(game, last));
+  if (view.status === "finished") {
+    if (game.outcome) parts.push(game.outcome);
+  } else if (view.turn !== seen.turn || parts.length) {
+    if (game.watching) parts.push(t("announce.their_turn", { name: game.players[view.turn] }));
+    else parts.push(view.turn === "me" ? t("announce.your_turn") : t("announce.their_turn", { name: game.players.opponent }));
+  }
+  ui.announced = { version: game.version, turn: view.turn };
+  if (parts.length && announcer) announcer.textContent = parts.join(" ");
 }
 
 function focusTrigger(key) {
@@ -64,20 +127,24 @@ function paint() {
   root.innerHTML = `
     <header class="board-head">
       <h1>${html("status.heading", {
-        me: raw(`<span class="me">${esc(game.players.me)}</span>`),
-        opponent: raw(`<span class="opponent">${esc(game.players.opponent)}</span>`),
+        me: raw(`<span class="me">${nameHtml(game.players.me)}</span>`),
+        opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}</span>`),
       })}</h1>
-      <div class="status" role="status" aria-live="polite">${statusHtml(game, ui)}</div>
+      <div class="status">${statusHtml(game, ui)}</div>
       <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
     </header>
+    ${sinceHtml(game)}
     ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
     ${view.status === "finished" ? trickPanelHtml(game, "me") : tavernHtml(game, { tricks: true })}
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
     ${chatHtml(game)}
-    ${extrasHtml(game)}
+    ${extrasHtml(game, ui)}
     ${recentHtml(game)}`;
+  root.querySelector(".board-head h1").tabIndex = -1;
+  root.querySelector(".controls")?.setAttribute("tabindex", "-1");
+  markNew(root, game);
 }
 
 // -- talking to the server ---------------------------------------------------------------
@@ -157,6 +224,19 @@ async function post(path, data = {}) {
   return body;
 }
 
+// Blocking the opponent from the board: no more invitations or chat from them; the
+// game itself goes on (docs/api.md, "Chat, reports, blocks").
+async function toggleBlock() {
+  const name = ui.game.players.opponent;
+  if (!ui.blocked && !window.confirm(t("extras.block_question", { name }))) return;
+  const path = ui.blocked ? `/api/blocks/${encodeURIComponent(name)}/remove/` : "/api/blocks/";
+  const body = await post(path, ui.blocked ? {} : { username: name });
+  if (!body) return;
+  ui.blocked = !ui.blocked;
+  showAlert(ui.blocked ? t("extras.blocked", { name }) : t("extras.unblocked", { name }));
+  render();
+}
+
 // -- clicks ------------------------------------------------------------------------------
 
 function legalFor(match) {
@@ -207,6 +287,8 @@ root.addEventListener("click", (event) => {
         render();
       }
     });
+  } else if (data.block !== undefined) {
+    toggleBlock();
   } else if (data.extend !== undefined) {
     post(`/api/games/${root.dataset.gameId}/extend/`);
   } else if (data.rematch !== undefined) {

@@ -106,7 +106,15 @@ def open_page(browser, base_url, user, game, device=DESKTOP):
 
 
 def box(page, selector):
-    return page.locator(selector).first.bounding_box()
+    """The element's box; a push may redraw the board between finding it and measuring
+    it (then Playwright answers None), so measure the redrawn one."""
+    locator = page.locator(selector).first
+    for _ in range(20):
+        locator.wait_for(state="visible")
+        found = locator.bounding_box()
+        if found is not None:
+            return found
+    raise AssertionError(f"{selector} never stayed on the page long enough to be measured")
 
 
 def test_trick_panel_captain_and_variant_tag(asgi_server, browser, game_between, screenshot):  # noqa: F811
@@ -119,6 +127,9 @@ def test_trick_panel_captain_and_variant_tag(asgi_server, browser, game_between,
     tag = page.locator(".status .variant-tag")
     assert tag.inner_text() == "extra wild card"
     assert "each player started with one more trick card" in tag.get_attribute("title")
+    # and in words by the cards, for a phone or a screen reader that never hovers
+    note = page.locator(".trick-panel.me .variant-note")
+    assert note.is_visible() and "each player started with one more trick card" in note.inner_text()
     items = page.locator(".side.me .trick-panel.me .trick-item")
     assert items.count() == 1
     assert items.first.get_attribute("data-block") == ""

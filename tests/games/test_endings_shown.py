@@ -205,6 +205,9 @@ def test_a_game_aborted_before_play_has_no_score_table_in_the_page(game, clients
     page = visible(finished_page(client))
     assert "Game aborted: no result." in page
     assert "Score" not in page and "0 : 0" not in page and "()" not in page
+    # nor the board's page before its script draws it (and without script)
+    board = visible(client.get(f"/games/{game.pk}/").content.decode())
+    assert "Game aborted: no result." in board and "Score table" not in board
     view = client.get(f"/api/games/{game.pk}/").json()["view"]
     # what the board reads to leave out its score tables: no card won on either side
     for side in ("me", "opponent"):
