@@ -9,7 +9,7 @@ PORT ?= 8000
 # on a developer's machine sees an invitation's email at once, not a minute later.
 WORKER_INTERVAL ?= 3
 
-.PHONY: install run test lint format messages bench bench-engine bench-load clean
+.PHONY: install run test lint format messages bench bench-engine bench-load bench-bots clean
 
 install: $(STAMP)
 
@@ -59,6 +59,11 @@ bench-engine: install
 LOAD_ARGS ?=
 bench-load: install
 	$(PY) bench/load.py $(LOAD_ARGS)
+
+# The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
+# takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".
+bench-bots: install
+	$(PY) bench/bots.py $(BOTS_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info

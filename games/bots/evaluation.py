@@ -1,0 +1,172 @@
+"""How good a position is for one seat: the bots' common judgement.
+
+``value(state, seat)`` estimates the chance that ``seat`` wins, from what the seat can
+see: both players' crews and unused trick cards, the tavern with the dice on it, and
+how many cards are still to come. The deck's order is never read (``choose``
+shuffles it before anything looks at the state).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from games.rules.cards import CARDS, NATIONS
+from games.rules.scoring import nation_points
+from games.rules.state import TAVERN_SIZE, TURN, GameState
+
+# A trick card in hand scores 1 point; while rounds remain it may also be used.
+TRICK_OPTION = 0.4
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """The weights of one bot's judgement (the Deckhand's is blunter than the others')."""
+
+    neighbours: bool = True  # does it see the neighbour sums that break a tie?
+    dice_per_round: float = 3.5  # how many dice a player places in a round, as a rule
+    swing: float = 2.2  # how sure a lead of one die is
+    option: float = TRICK_OPTION
+    land: float = 0.3  # the chance that one more die of a player lands on a given card
+    # does it count the cards still to come in each nation (or only the crews as they are)?
+    foresight: bool = True
+    share: float = 0.35  # the chance each player takes a card still to come
+
+
+SHARP = Judgement()
+
+
+def nation_diff(mine: int, theirs: int) -> int:
+    """My points minus theirs for one nation, with these strengths."""
+    return nation_points(mine, theirs) - nation_points(theirs, mine)
+
+
+@lru_cache(maxsize=200_000)
+def future_diff(mine: int, theirs: int, to_come: tuple[int, ...], share: float) -> float:
+    """``nation_diff`` as expected at the game's end, when each card of ``to_come`` (the
+    values of the nation's cards still in the deck) goes to either player with the chance
+    ``share``, or is removed."""
+    if not to_come:
+        return nation_diff(mine, theirs)
+    value, rest = to_come[0], to_come[1:]
+    return (
+        share * future_diff(mine + value, theirs, rest, share)
+        + share * future_diff(mine, theirs + value, rest, share)
+        + (1 - 2 * share) * future_diff(mine, theirs, rest, share)
+    )
+
+
+def deck_values(state: GameState) -> list[tuple[int, ...]]:
+    """Per nation, the values of its cards still in the deck, in a fixed order."""
+    values: list[list[int]] = [[] for _ in NATIONS]
+    for card_id in state.deck:
+        card = CARDS[card_id]
+        if card.kind == "sailor":
+            values[NATION_INDEX[card.nation]].append(card.value)
+    return [tuple(sorted(v)) for v in values]
+
+
+def strengths(state: GameState, seat: int) -> tuple[list[int], list[int]]:
+    me, them = state.players[seat].strengths(), state.players[1 - seat].strengths()
+    return [me[n] for n in NATIONS], [them[n] for n in NATIONS]
+
+
+NATION_INDEX = {n: i for i, n in enumerate(NATIONS)}
+
+
+def card_swing(card_id: str, mine: list[int], theirs: list[int], late: bool, j, coming):
+    """(what ``card_id`` adds to my lead if I take it, what it adds if they do);
+    ``coming``: ``deck_values``, or None to judge by the crews as they are."""
+    card = CARDS[card_id]
+    if card.kind == "trick":
+        worth = 1 + (0 if late else j.option)
+        return worth, -worth
+    i = NATION_INDEX[card.nation]
+    a, b, v = mine[i], theirs[i], card.value
+    if coming is None:
+        now = nation_diff(a, b)
+        return nation_diff(a + v, b) - now, nation_diff(a, b + v) - now
+    rest = coming[i]
+    now = future_diff(a, b, rest, j.share)
+    return future_diff(a + v, b, rest, j.share) - now, future_diff(a, b + v, rest, j.share) - now
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def slot_chances(mine: int, theirs: int, edge: int, t_me: float, t_them: float, j: Judgement):
+    """(chance I take the card, chance they do), with ``mine`` and ``theirs`` dice on it,
+    ``edge`` the sign of my neighbour sum minus theirs, and each side expecting ``t``
+    more dice somewhere on the table (a die lands on a given card about 3 times in 10)."""
+    if mine == 0 and theirs == 0:
+        a, b = 1 - (1 - j.land) ** t_me, 1 - (1 - j.land) ** t_them
+        return a * (1 - b) + a * b / 2, b * (1 - a) + a * b / 2
+    lead = mine - theirs + (0.45 * edge if j.neighbours else 0)
+    if lead == 0:
+        return 0.3, 0.3  # a tie is removed unless a die comes
+    spread = math.sqrt(0.25 + j.land * (t_me + t_them))
+    p = _sigmoid(j.swing * lead / spread)
+    return p, 1 - p
+
+
+def neighbour_edge(state: GameState, seat: int, index: int) -> int:
+    mine = theirs = 0
+    me, them = state.players[seat].dice, state.players[1 - seat].dice
+    for k in (index - 1, index + 1):
+        if 0 <= k < TAVERN_SIZE:
+            number = state.number_of(k)
+            mine += me[k] * number
+            theirs += them[k] * number
+    return (mine > theirs) - (mine < theirs)
+
+
+def expected_lead(state: GameState, seat: int, j: Judgement = SHARP) -> float:
+    """My final score minus theirs, as expected now."""
+    mine, theirs = strengths(state, seat)
+    late = state.round >= 8
+    me, them = state.players[seat], state.players[1 - seat]
+    coming = deck_values(state) if j.foresight else None
+    if coming is None:
+        lead = sum(nation_diff(a, b) for a, b in zip(mine, theirs, strict=True))
+    else:
+        lead = sum(
+            future_diff(a, b, rest, j.share)
+            for a, b, rest in zip(mine, theirs, coming, strict=True)
+        )
+    trick_worth = 1 + (0 if late else j.option)
+    lead += (len(me.tricks) - len(them.tricks)) * trick_worth
+    if state.result is not None or all(c is None for c in state.tavern):
+        return lead
+    t_me = max(0.2, min(me.supply, j.dice_per_round - me.placed))
+    t_them = max(0.2, min(them.supply, j.dice_per_round - them.placed))
+    if state.phase == TURN and state.turn is not None:
+        # whoever is on turn and may call Shanghai could end the round now
+        on_turn = state.players[state.turn]
+        if on_turn.placed >= 2:
+            t_me, t_them = t_me * 0.7, t_them * 0.7
+    for index, card_id in enumerate(state.tavern):
+        if card_id is None:
+            continue
+        a, b = me.dice[index], them.dice[index]
+        edge = neighbour_edge(state, seat, index) if a == b and a and state.direction else 0
+        p_me, p_them = slot_chances(a, b, edge, t_me, t_them, j)
+        gain, loss = card_swing(card_id, mine, theirs, late, j, coming)
+        lead += p_me * gain + p_them * loss
+    return lead
+
+
+def cards_to_come(state: GameState) -> int:
+    return len(state.deck) + sum(1 for c in state.tavern if c is not None)
+
+
+def value(state: GameState, seat: int, j: Judgement = SHARP) -> float:
+    """The chance ``seat`` wins, roughly: the expected lead against how much can still
+    change (the cards still to come)."""
+    if state.result is not None:
+        winner = state.result.winner
+        return 0.5 if winner is None else float(winner == seat)
+    lead = expected_lead(state, seat, j)
+    spread = 1.5 + 0.9 * math.sqrt(cards_to_come(state))
+    return _sigmoid(1.7 * lead / spread)
