@@ -37,12 +37,14 @@ PAIRINGS = (
     ("captain", "deckhand"),
     ("captain", "boatswain"),
 )
+# The win rates each level should reach; "each level beats the one below it" means more
+# than half, with the whole 95% interval above one half.
 TARGETS = {
     ("captain", "random"): 0.95,
     ("captain", "greedy"): 0.75,
     ("captain", "boatswain"): 0.65,
     ("boatswain", "deckhand"): 0.5,
-    ("captain", "deckhand"): 0.5,
+    ("deckhand", "random"): 0.5,
 }
 
 
@@ -115,14 +117,18 @@ def main() -> int:
                 1000 * sum(g[1 + 2 * k] for g in games) / max(1, sum(g[2 + 2 * k] for g in games))
                 for k in (0, 1)
             ]
-            target = TARGETS.get((first, second), 0.5)
-            met = low > target if target == 0.5 else wins / len(games) >= target
-            if not met:
+            target = TARGETS.get((first, second))
+            if target is None:
+                met = None
+            else:
+                met = low > target if target == 0.5 else wins / len(games) >= target
+            if met is False:
                 missed.append(f"{first} vs {second}")
+            verdict = "—" if met is None else f"≥{target:.0%} {'met' if met else 'MISSED'}"
             rate = wins / len(games)
             print(
                 f"{first + ' vs ' + second:<24} {rate:>6.1%} {f'{low:.1%}–{high:.1%}':>15} "
-                f"{ms[0]:>9.2f} / {ms[1]:>7.2f}  ≥{target:.0%} {'met' if met else 'MISSED'}"
+                f"{ms[0]:>9.2f} / {ms[1]:>7.2f}  {verdict}"
                 f"  ({wall:.0f} s)",
                 flush=True,
             )
