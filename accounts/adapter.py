@@ -18,6 +18,9 @@ class AccountAdapter(DefaultAccountAdapter):
     def pre_login(self, request, user, **kwargs):
         """No way in while suspended, whichever way leads there (the log in form says
         why on its own; this also holds after a password reset or a confirmation)."""
+        if getattr(user, "bot_level", ""):  # a computer opponent's account: nobody logs in
+            clear_login(request)
+            return redirect("account_login")
         if getattr(user, "is_suspended", False):
             from .forms import suspension_message
 

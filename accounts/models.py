@@ -54,6 +54,15 @@ UNSUBSCRIBE_FIELDS = {
 UNSUBSCRIBE_SALT = "accounts.unsubscribe"  # these signatures are good for nothing else
 
 
+# The computer opponents' levels, weakest first (games.bots.LEVELS, which a test holds
+# to this list), and their accounts' names.
+BOT_LEVELS = [
+    ("deckhand", _("Deckhand")),
+    ("boatswain", _("Boatswain")),
+    ("captain", _("Captain")),
+]
+
+
 class User(AbstractUser):
     """A player or an admin."""
 
@@ -107,6 +116,17 @@ class User(AbstractUser):
         help_text=_("shown to the player when they try to log in"),
     )
 
+    # A computer opponent's account (games.bots, one per level): never logs in, never
+    # times out, takes no holidays and does not chat; "" for every person.
+    bot_level = models.CharField(
+        _("computer opponent"),
+        max_length=16,
+        choices=BOT_LEVELS,
+        blank=True,
+        default="",
+        editable=False,
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
@@ -130,6 +150,10 @@ class User(AbstractUser):
         if password_changed:
             self.api_tokens.all().delete()
 
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
     def wants_email(self, kind: str) -> bool:
         """Whether to email this player about ``kind``: the one place of the email policy.
 
@@ -140,7 +164,7 @@ class User(AbstractUser):
         account. Never to an address the player has not confirmed (asked last, so that a
         player who wants nothing costs no query), nor to a closed account.
         """
-        if not (self.email and self.is_active):
+        if not (self.email and self.is_active) or self.bot_level:
             return False
         wanted = {
             "turn": self.email_on_turn and not self.daily_digest,

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
 from .clock import effective_deadline, reminder_due
 from .emails import compose, send_mail, unsubscribe_headers
 from .models import Game, Notification, WorkerHeartbeat
@@ -49,7 +50,9 @@ def check_deadlines(now=None) -> dict:
     """End the games whose time ran out; queue one reminder per turn when a fifth is left."""
     now = now or timezone.now()
     ended = reminded = 0
-    games = Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False)
+    games = Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False).exclude(
+        to_move__bot_level__gt=""  # a computer opponent never runs out of time
+    )
     for game in games.select_related("to_move").iterator():
         deadline = effective_deadline(game)
         if deadline is None:
@@ -217,7 +220,10 @@ JOBS = {
     "deadlines": check_deadlines,
     "digests": queue_digests,
     "notifications": send_notifications,
+    "bots": play_bot_turns,
 }
+# Jobs that run more often than the worker's interval (seconds between two runs).
+FAST_JOBS = {"bots": BOT_TICK_SECONDS}
 
 
 def run_all(now=None) -> dict:

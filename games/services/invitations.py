@@ -82,6 +82,11 @@ def do_invite(
         if fields["to_user"] is not None:
             INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
         invitation = Invitation.objects.create(from_user=user, **fields)
+        if invitation.to_user is not None and invitation.to_user.is_bot:
+            # A computer opponent says yes at once; the worker plays its moves.
+            do_accept_invitation(invitation.pk, invitation.to_user)
+            invitation.refresh_from_db()
+            return invitation
         notify.invited(invitation)
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
     return invitation

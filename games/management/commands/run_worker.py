@@ -6,13 +6,16 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
-from games.jobs import JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
+from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
 
 log = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
-    help = "Run the deadline, reminder, digest and email jobs (in a loop, or once for cron)."
+    help = (
+        "Run the deadline, reminder, digest and email jobs and the computer opponents' "
+        "turns (in a loop, or once for cron)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--once", action="store_true", help="run the jobs once and exit")
@@ -32,24 +35,44 @@ class Command(BaseCommand):
     def handle(self, *args, once=False, job=None, interval=WORKER_INTERVAL_SECONDS, **options):
         names = job or list(JOBS)
         heartbeat = options.get("name") or worker_name()
+        fast = [name for name in names if name in FAST_JOBS]  # the bots' turns
+        slow = [name for name in names if name not in FAST_JOBS]
         while True:
             # A connection broken by a database outage is dropped here and opened anew
             # by the next query, so the loop recovers once the database is back.
             close_old_connections()
-            for name in names:
+            if not slow:
+                self._beat(heartbeat)
+            for name in slow:
                 # Before each job, not once a loop: a long job (many emails) then does
                 # not make a working worker look stale.
                 self._beat(heartbeat)
-                try:
-                    result = JOBS[name]()
-                except Exception:  # one failing job must not stop the others
-                    self.stderr.write(f"{name}: failed")
-                    log.exception("job %s failed", name)
-                    continue
-                self.stdout.write(f"{name}: {result}")
+                self._run(name)
+            for name in fast:
+                self._run(name)
             if once:
                 return
-            time.sleep(interval)
+            if not fast:
+                time.sleep(interval)
+                continue
+            # Until the next round of the slow jobs, the fast ones run at their own pace.
+            tick = min(FAST_JOBS[name] for name in fast)
+            end = time.monotonic() + interval
+            while (left := end - time.monotonic()) > 0:
+                time.sleep(min(tick, left))
+                close_old_connections()
+                for name in fast:
+                    self._run(name, quiet=True)
+
+    def _run(self, name, quiet=False):
+        try:
+            result = JOBS[name]()
+        except Exception:  # one failing job must not stop the others
+            self.stderr.write(f"{name}: failed")
+            log.exception("job %s failed", name)
+            return
+        if result or not quiet:  # a fast job that found nothing to do says nothing
+            self.stdout.write(f"{name}: {result}")
 
     def _beat(self, name):
         try:
