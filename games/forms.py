@@ -22,3 +22,19 @@ class InvitationForm(forms.Form):
         initial=True,
         help_text=_("The result changes both players' ratings; untick for a casual game."),
     )
+
+
+class ComputerGameForm(forms.Form):
+    """A game against a computer opponent: rated, started at once."""
+
+    level = forms.ChoiceField(
+        label=_("Opponent"),
+        choices=[
+            ("deckhand", _("Deckhand: plays sensibly, makes a beginner's mistakes")),
+            ("boatswain", _("Boatswain: weighs every move, a good player")),
+            ("captain", _("Captain: looks ahead over the dice, the strongest")),
+        ],
+        initial="deckhand",
+        widget=forms.RadioSelect,
+    )
+    extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When
 from django.db.models.fields.json import KeyTextTransform
 
@@ -61,3 +62,8 @@ def record_of(user) -> dict:
     won = finished.filter(winner=user).count()
     drawn = finished.filter(winner__isnull=True).count()
     return {"played": played, "won": won, "lost": played - won - drawn, "drawn": drawn}
+
+
+def bot_of_level(level: str):
+    """The computer opponent's account of ``level`` (made by accounts migration 0009)."""
+    return get_user_model().objects.get(bot_level=level)

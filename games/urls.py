@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/<int:pk>/play/", views.play, name="play"),
     path("games/<int:pk>/replay/", views.replay, name="replay"),
     path("invitations/new/", views.invite, name="invite"),
+    path("play/computer/", views.play_computer, name="play_computer"),
     path(
         "invitations/<int:pk>/<str:answer>/",
         views.answer_invitation,

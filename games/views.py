@@ -22,7 +22,7 @@ from shanghaien.lib.responses import rate_limited_page
 
 from . import history, queries
 from .access import access_game
-from .forms import InvitationForm
+from .forms import ComputerGameForm, InvitationForm
 from .models import Game
 from .rules.bots import GIVING_UP
 from .serializers import game_json, game_summary
@@ -40,6 +40,7 @@ def home(request):
         "has_ended_games": not games and queries.has_ended_games(request.user),
         "invitations": queries.invitations_for(request.user),
         "form": InvitationForm(),
+        "computer_form": ComputerGameForm(),
         "email_banner": email_banner(request.user),
     }
     return render(request, "games/lobby.html", context)
@@ -76,6 +77,29 @@ def invite(request):
     else:
         messages.success(request, _("Invitation sent."))
     return redirect("home")
+
+
+@login_required
+@require_POST
+def play_computer(request):
+    """Start a rated game against the computer opponent of the chosen level."""
+    form = ComputerGameForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request, _("Choose an opponent: %(errors)s") % {"errors": form.errors.as_text()}
+        )
+        return redirect("home")
+    bot = queries.bot_of_level(form.cleaned_data["level"])
+    try:
+        invitation = invitations.do_invite(
+            request.user, to=bot.username, extra_wild=form.cleaned_data["extra_wild"]
+        )
+    except RateLimited as error:
+        return rate_limited_page(request, error, reverse("home"))
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    return redirect("game", pk=invitation.game_id)
 
 
 @login_required
