@@ -65,5 +65,5 @@ def record_of(user) -> dict:
 
 
 def bot_of_level(level: str):
-    """The computer opponent's account of ``level`` (made by accounts migration 0009)."""
+    """The computer opponent's account of ``level`` (made by accounts migration 0010)."""
     return get_user_model().objects.get(bot_level=level)

@@ -1,7 +1,7 @@
 """The computer opponents' accounts, one per level (games.bots): named after the level,
 with "-bot" added where a player already has that name; no password, no address."""
 
-from django.db import migrations, models
+from django.db import migrations
 from django.db.models.functions import Lower
 
 LEVELS = ("deckhand", "boatswain", "captain")
@@ -26,26 +26,12 @@ def remove_bots(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    # Apart from the field's migration: on PostgreSQL, deleting these rows and then
+    # altering the table in one transaction is refused (pending trigger events).
     dependencies = [
-        ("accounts", "0008_notifications_on_by_default"),
+        ("accounts", "0009_user_bot_level"),
     ]
 
     operations = [
-        migrations.AddField(
-            model_name="user",
-            name="bot_level",
-            field=models.CharField(
-                blank=True,
-                choices=[
-                    ("deckhand", "Deckhand"),
-                    ("boatswain", "Boatswain"),
-                    ("captain", "Captain"),
-                ],
-                default="",
-                editable=False,
-                max_length=16,
-                verbose_name="computer opponent",
-            ),
-        ),
         migrations.RunPython(create_bots, remove_bots),
     ]
