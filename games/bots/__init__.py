@@ -23,6 +23,12 @@ Public API
       end of the round many times over shuffles of the unknown deck and throws of the
       dice (determinized Monte-Carlo, ``search.py``), judged by the boatswain's
       evaluation where each playout ends.
+``weigh(state, seat, commands, rng) -> list[float]``
+    The captain's estimate of ``seat``'s chance to win after each of ``commands``
+    (legal commands of ``seat``, on turn), the deck's order unseen as in ``choose``;
+    deterministic for a given rng state. The analysis of a finished game asks it.
+``candidates(state, seat) -> list``
+    The commands the captain weighs in ``state`` (its best guesses, best first).
 ``BASELINES``
     ``("random", "greedy")``, for measuring the levels (``bench/bots.py``): a uniformly
     random player, and one that takes the best score it would have if the round ended
@@ -39,7 +45,8 @@ from games.rules.state import PLACEMENT, TURN, GameState
 
 from .evaluation import NATION_INDEX, SHARP, Judgement, nation_diff, strengths
 from .players import Lookahead, after, playable
-from .search import best_by_playouts
+from .search import best_by_playouts, estimates
+from .search import candidates as candidates
 
 LEVELS = ("deckhand", "boatswain", "captain")
 BASELINES = ("random", "greedy")
@@ -66,6 +73,13 @@ def choose(state: GameState, seat: int, level: str, rng) -> dict:
     if level == "captain":
         return best_by_playouts(state, seat, rng, _greedy)
     return Lookahead(seat, SHARP).ranked(state)[0][1]
+
+
+def weigh(state: GameState, seat: int, commands: list, rng) -> list[float]:
+    if state.turn != seat:
+        raise ValueError("the seat is not on turn")
+    state = replace(state, deck=tuple(rng.sample(sorted(state.deck), len(state.deck))))
+    return estimates(state, seat, commands, rng, _greedy)
 
 
 def _deckhand(state: GameState, seat: int, commands: list, rng) -> dict:

@@ -35,22 +35,34 @@ def playout(state: GameState, seat: int, rng: random.Random, greedy) -> float:
     return value(state, seat)
 
 
-def best_by_playouts(state: GameState, seat: int, rng, greedy) -> Command:
-    ranked = Lookahead(seat).ranked(state)
-    candidates = [command for _, command in ranked[:CANDIDATES]]
-    if len(candidates) == 1:
-        return candidates[0]
+def estimates(state: GameState, seat: int, commands: list[Command], rng, greedy) -> list[float]:
+    """The captain's estimate of ``seat``'s chance to win after each of ``commands``:
+    the average of ``PLAYOUTS`` playouts, every command meeting the same shuffles of
+    the unknown deck and the same dice. Deterministic for a given ``rng`` state."""
     seeds = [rng.random() for _ in range(PLAYOUTS)]
     deck = sorted(state.deck)
-    totals = [0.0] * len(candidates)
+    totals = [0.0] * len(commands)
     for seed in seeds:
         world = random.Random(seed)
         shuffled = replace(state, deck=tuple(world.sample(deck, len(deck))))
-        for i, command in enumerate(candidates):
+        for i, command in enumerate(commands):
             throws = random.Random(seed)  # the same dice for every command
             nxt = shuffled
             for event in decide(shuffled, seat, command, throws):
                 nxt = evolve(nxt, event)
             totals[i] += playout(nxt, seat, throws, greedy)
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    return candidates[best]
+    return [total / PLAYOUTS for total in totals]
+
+
+def candidates(state: GameState, seat: int) -> list[Command]:
+    """The commands the captain weighs: the boatswain's best ``CANDIDATES``."""
+    return [command for _, command in Lookahead(seat).ranked(state)[:CANDIDATES]]
+
+
+def best_by_playouts(state: GameState, seat: int, rng, greedy) -> Command:
+    weighed = candidates(state, seat)
+    if len(weighed) == 1:
+        return weighed[0]
+    chances = estimates(state, seat, weighed, rng, greedy)
+    best = max(range(len(weighed)), key=lambda i: (chances[i], -i))
+    return weighed[best]
