@@ -5,7 +5,8 @@
 Each pairing plays N games (default 1,000), seats alternated, half of them with the
 extra-wild-card variant, spread over P processes (default: every core). It prints each
 pairing's win rate with its 95% interval (Wilson; a draw counts half a win) and the
-time per decision of each side, on this machine. ``docs/bots.md`` holds the table.
+time per decision of each side (average and longest), on this machine; the captain
+must take at most 200 ms on average and 1 s at most. ``docs/bots.md`` holds the table.
 """
 
 from __future__ import annotations
@@ -46,28 +47,34 @@ TARGETS = {
     ("boatswain", "deckhand"): 0.5,
     ("deckhand", "random"): 0.5,
 }
+# The captain's time per decision on one core: at most this on average, and this at most.
+CAPTAIN_MEAN_MS, CAPTAIN_LONGEST_MS = 200, 1000
 
 
 def play(job):
-    """One game: (points for the first level: 1, ½ or 0; its decisions' seconds, count;
-    the second level's)."""
+    """One game: (points for the first level: 1, ½ or 0; its decisions' seconds, count,
+    longest; the second level's)."""
     first, second, seed = job
     rng = random.Random(seed)
     state, _ = new_game(rng, extra_wild=seed % 4 >= 2)
     seats = (first, second) if seed % 2 == 0 else (second, first)
-    spent, counts = [0.0, 0.0], [0, 0]
+    spent, counts, longest = [0.0, 0.0], [0, 0], [0.0, 0.0]
     while not state.finished:
         seat = state.turn
         start = time.process_time()
         command = choose(state, seat, seats[seat], rng)
-        spent[seat] += time.process_time() - start
+        took = time.process_time() - start
+        spent[seat] += took
         counts[seat] += 1
+        longest[seat] = max(longest[seat], took)
         for event in decide(state, seat, command, rng):
             state = evolve(state, event)
     mine = 0 if seed % 2 == 0 else 1
     winner = state.result.winner
     points = 0.5 if winner is None else float(winner == mine)
-    return points, spent[mine], counts[mine], spent[1 - mine], counts[1 - mine]
+    other = 1 - mine
+    sides = (spent[mine], counts[mine], longest[mine], spent[other], counts[other], longest[other])
+    return (points, *sides)
 
 
 def cpu_name() -> str:
@@ -103,7 +110,10 @@ def main() -> int:
         f"Python {platform.python_version()}; {args.games} games per pairing, "
         f"{args.processes} processes"
     )
-    print(f"{'pairing':<24} {'wins':>6} {'95% interval':>15} {'ms/decision':>20}  target")
+    print(
+        f"{'pairing':<24} {'wins':>6} {'95% interval':>15} {'ms/decision':>20} "
+        f"{'longest ms':>16}  target"
+    )
     results, missed = [], []
     with multiprocessing.Pool(args.processes) as pool:
         for first, second in pairings:
@@ -114,9 +124,10 @@ def main() -> int:
             wins = sum(g[0] for g in games)
             low, high = wilson(wins, len(games))
             ms = [
-                1000 * sum(g[1 + 2 * k] for g in games) / max(1, sum(g[2 + 2 * k] for g in games))
+                1000 * sum(g[1 + 3 * k] for g in games) / max(1, sum(g[2 + 3 * k] for g in games))
                 for k in (0, 1)
             ]
+            longest = [1000 * max(g[3 + 3 * k] for g in games) for k in (0, 1)]
             target = TARGETS.get((first, second))
             if target is None:
                 met = None
@@ -124,11 +135,14 @@ def main() -> int:
                 met = low > target if target == 0.5 else wins / len(games) >= target
             if met is False:
                 missed.append(f"{first} vs {second}")
+            for level, mean, most in zip((first, second), ms, longest, strict=True):
+                if level == "captain" and (mean > CAPTAIN_MEAN_MS or most > CAPTAIN_LONGEST_MS):
+                    missed.append(f"the captain's time in {first} vs {second}")
             verdict = "—" if met is None else f"≥{target:.0%} {'met' if met else 'MISSED'}"
             rate = wins / len(games)
             print(
                 f"{first + ' vs ' + second:<24} {rate:>6.1%} {f'{low:.1%}–{high:.1%}':>15} "
-                f"{ms[0]:>9.2f} / {ms[1]:>7.2f}  {verdict}"
+                f"{ms[0]:>9.2f} / {ms[1]:>7.2f} {longest[0]:>7.0f} / {longest[1]:>5.0f}  {verdict}"
                 f"  ({wall:.0f} s)",
                 flush=True,
             )
@@ -140,6 +154,7 @@ def main() -> int:
                     "win_rate": rate,
                     "interval": [low, high],
                     "ms_per_decision": ms,
+                    "longest_ms": longest,
                     "target": target,
                     "met": met,
                 }
@@ -148,6 +163,8 @@ def main() -> int:
         pathlib.Path(args.json).write_text(json.dumps(results, indent=2))
     if missed:
         print("targets missed: " + ", ".join(missed))
+        return 1
+    print("every target met")
     return 0
 
 

@@ -57,14 +57,19 @@ def future_diff(mine: int, theirs: int, to_come: tuple[int, ...], share: float) 
     )
 
 
-def deck_values(state: GameState) -> list[tuple[int, ...]]:
+def deck_values(state: GameState) -> tuple[tuple[int, ...], ...]:
     """Per nation, the values of its cards still in the deck, in a fixed order."""
+    return _deck_values(frozenset(state.deck))
+
+
+@lru_cache(maxsize=4096)
+def _deck_values(deck: frozenset) -> tuple[tuple[int, ...], ...]:
     values: list[list[int]] = [[] for _ in NATIONS]
-    for card_id in state.deck:
+    for card_id in deck:
         card = CARDS[card_id]
         if card.kind == "sailor":
             values[NATION_INDEX[card.nation]].append(card.value)
-    return [tuple(sorted(v)) for v in values]
+    return tuple(tuple(sorted(v)) for v in values)
 
 
 def strengths(state: GameState, seat: int) -> tuple[list[int], list[int]]:
