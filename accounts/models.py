@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 
 class CaseInsensitiveUserManager(UserManager):
@@ -61,6 +62,14 @@ BOT_LEVELS = [
     ("boatswain", _("Boatswain")),
     ("captain", _("Captain")),
 ]
+
+
+def bot_mark(level: str) -> str:
+    """The words beside a computer opponent's name wherever it shows, in the active
+    language: "computer · Captain"."""
+    return pgettext("a tag beside a computer opponent's name", "computer · %(level)s") % {
+        "level": dict(BOT_LEVELS)[level]
+    }
 
 
 class User(AbstractUser):

@@ -11,7 +11,7 @@ from shanghaien.lib.admin import ReadOnlyAdmin
 
 from . import redaction, rules
 from .access import seating
-from .models import ChatMessage, Command, Event, Game, Invitation, Seat
+from .models import ChatMessage, Command, Event, Game, GameAnalysis, Invitation, Seat
 from .narrate import timeline as narrated
 
 PAYLOAD_WIDTH = 100  # characters a line of a shown payload, before a long list wraps
@@ -250,3 +250,26 @@ class ChatMessageAdmin(NoSecretLookups, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(GameAnalysis)
+class GameAnalysisAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """The analyses after the game, as the worker stored them (only of finished games)."""
+
+    list_display = ("game", "status", "done", "total", "attempts", "seconds", "computed_at")
+    list_filter = ("status",)
+    list_select_related = ("game",)
+    raw_id_fields = ("game",)
+    fields = (
+        "game",
+        "status",
+        "done",
+        "total",
+        "attempts",
+        "error",
+        "seconds",
+        "created_at",
+        "computed_at",
+        "decisions",
+    )
+    readonly_fields = fields

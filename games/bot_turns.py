@@ -9,6 +9,7 @@ import random
 import uuid
 from datetime import timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
 from shanghaien.lib.errors import ServiceError
@@ -19,14 +20,27 @@ from .services import commands
 
 log = logging.getLogger(__name__)
 
+# The defaults of settings.BOT_TICK_SECONDS and settings.BOT_PAUSE_SECONDS:
 BOT_TICK_SECONDS = 1.0  # how often the worker looks for a bot on turn
 BOT_PAUSE_SECONDS = 1.0  # a bot waits this long after its turn began, as a person would
 COMMANDS_PER_TURN = 8  # a turn is a roll, a direction, a trick and a placement at most
 
 
-def play_bot_turns(now=None, pause: float = BOT_PAUSE_SECONDS) -> int:
-    """Play every bot turn that began at least ``pause`` seconds ago; the commands sent."""
+def tick_seconds() -> float:
+    """How often the worker looks for a bot on turn (settings.BOT_TICK_SECONDS)."""
+    return float(getattr(settings, "BOT_TICK_SECONDS", BOT_TICK_SECONDS))
+
+
+def pause_seconds() -> float:
+    """How long a bot waits once its turn began (settings.BOT_PAUSE_SECONDS)."""
+    return float(getattr(settings, "BOT_PAUSE_SECONDS", BOT_PAUSE_SECONDS))
+
+
+def play_bot_turns(now=None, pause: float | None = None) -> int:
+    """Play every bot turn that began at least ``pause`` seconds ago (default:
+    ``pause_seconds()``); the commands sent."""
     now = now or timezone.now()
+    pause = pause_seconds() if pause is None else pause
     waiting = Game.objects.filter(
         status=Game.Status.ACTIVE,
         to_move__bot_level__gt="",

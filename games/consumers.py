@@ -11,6 +11,7 @@ import logging
 import time
 from collections import deque
 
+from channels.layers import InMemoryChannelLayer
 from django.utils.translation import gettext as _
 
 from shanghaien.lib.errors import BadRequest, NotFound, ServiceError
@@ -24,7 +25,7 @@ from shanghaien.lib.sockets import (
     retry_fields,
 )
 
-from . import broadcast
+from . import bot_turns, broadcast
 from .access import access_game
 from .broadcast import game_group, user_group
 from .frames import FRAMES, WATCHER
@@ -45,6 +46,7 @@ CHATS = (1, 5)
 
 class GameConsumer(JsonProtocolConsumer):
     heartbeat = None  # the lease renewal task of a player's socket
+    bot_watch = None  # the task that looks for a bot's moves (no shared channel layer)
     leased = False  # counted in the seat's open sockets
     grouped = False  # in the game's group
 
@@ -71,7 +73,26 @@ class GameConsumer(JsonProtocolConsumer):
             self.heartbeat = asyncio.create_task(self._renew_lease())
             await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
             self.leased = True
+        if isinstance(self.channel_layer, InMemoryChannelLayer) and any(
+            player.bot_level for player in seating.players
+        ):
+            # The worker's pushes cannot reach a layer in this process's memory: look
+            # for the bot's moves in the database, at the pace the worker plays them.
+            self.bot_watch = asyncio.create_task(self._watch_bot())
         await self.send_state()
+
+    async def _watch_bot(self):
+        while True:
+            await asyncio.sleep(bot_turns.tick_seconds())
+            try:
+                version = await database_sync_to_async(self._version)()
+                if version > self.sent_version:
+                    await self.send_state(force=False, version=version)
+            except Exception:  # a database hiccup: the next look tries again
+                logger.warning("could not look for the bot's move", exc_info=True)
+
+    def _version(self) -> int:
+        return Game.objects.filter(pk=self.game_id).values_list("version", flat=True).first() or 0
 
     async def _renew_lease(self):
         """While the socket is open, tell the database now and then that it still is."""
@@ -86,6 +107,9 @@ class GameConsumer(JsonProtocolConsumer):
         await self.release()
 
     async def release(self) -> None:
+        bot_watch, self.bot_watch = self.bot_watch, None
+        if bot_watch is not None:
+            bot_watch.cancel()
         heartbeat, self.heartbeat = self.heartbeat, None
         if heartbeat is not None:
             heartbeat.cancel()  # no beat renews the lease from now on: it lapses at worst

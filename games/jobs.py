@@ -1,4 +1,5 @@
-"""The worker's jobs: timeouts, reminders, digests, and sending the queued emails.
+"""The worker's jobs: timeouts, reminders, digests, sending the queued emails, the
+computer opponents' turns and the analysis of finished games.
 
 Every job is idempotent and safe on two workers at once: timeouts lock the game row,
 notifications are unique per (user, kind, key), and sending takes each outbox row
@@ -23,7 +24,7 @@ from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
 from .clock import effective_deadline, reminder_due
 from .emails import compose, send_mail, unsubscribe_headers
 from .models import Game, Notification, WorkerHeartbeat
-from .services import endings, notify
+from .services import analysis, endings, notify
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +189,16 @@ def email_undeliverable(user) -> bool:
     return last == Notification.Outcome.FAILED
 
 
+# The analysis after the game runs beside the bots' turns, a short chunk each second
+# (services.analysis.BUDGET_SECONDS), so that a bot's turn waits at most that long.
+ANALYSIS_TICK_SECONDS = 1.0
+
+
+def analyse_games(now=None) -> int:
+    """Weigh the next decisions of finished games (the analysis after the game)."""
+    return analysis.do_analyse()
+
+
 def worker_name() -> str:
     """The default heartbeat name: one per host (a container), the same across restarts."""
     return socket.gethostname()
@@ -221,9 +232,10 @@ JOBS = {
     "digests": queue_digests,
     "notifications": send_notifications,
     "bots": play_bot_turns,
+    "analysis": analyse_games,
 }
 # Jobs that run more often than the worker's interval (seconds between two runs).
-FAST_JOBS = {"bots": BOT_TICK_SECONDS}
+FAST_JOBS = {"bots": BOT_TICK_SECONDS, "analysis": ANALYSIS_TICK_SECONDS}
 
 
 def run_all(now=None) -> dict:

@@ -301,3 +301,33 @@ class ChatMessage(models.Model):
 
     def __str__(self):
         return f"{self.user}: {self.text[:40]}"
+
+
+class GameAnalysis(models.Model):
+    """The captain's look back at a finished game (``games.bots.analysis``), worked out
+    by the worker in short chunks after the game ended (``services.analysis``)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("being prepared")
+        READY = "ready", _("ready")
+        FAILED = "failed", _("failed")
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="analysis"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    done = models.PositiveIntegerField(default=0)  # decisions weighed so far (the next one)
+    total = models.PositiveIntegerField(default=0)  # the players' decisions in the game
+    decisions = models.JSONField(default=list)  # the analysed ones: each with a choice
+    attempts = models.PositiveSmallIntegerField(default=0)  # chunks that failed
+    error = models.CharField(max_length=200, blank=True)  # the last failure
+    seconds = models.FloatField(default=0.0)  # the work it took
+    created_at = models.DateTimeField(auto_now_add=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "game analyses"
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self):
+        return f"Analysis of game {self.game_id} ({self.status})"

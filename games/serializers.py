@@ -238,6 +238,7 @@ def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
         "ratings": game_ratings(game, me.pk, opponent.pk, reads.ratings or {}),
         "watching": watching,
         "players": names,
+        "bots": {"me": me.bot_level or None, "opponent": opponent.bot_level or None},
         "outcome": outcome_sentence(result, names, watching, reads.note) if result else None,
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,
@@ -282,6 +283,7 @@ def clock_json(seating: Seating, reads: GameReads) -> dict:
             and game.status == Game.Status.ACTIVE
             and game.to_move_id not in (None, viewer)
             and not game.extended
+            and not mover.is_bot
         ),
         "away": {
             side: [
@@ -319,6 +321,7 @@ def game_summary(game: Game, user) -> dict:
         "version": game.version,
         "status": game.status,
         "opponent": opponent.username,
+        "opponent_bot": opponent.bot_level or None,
         "your_turn": game.to_move_id == user.pk,
         "round": game.round,
         "extra_wild": game.extra_wild,

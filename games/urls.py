@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/<int:pk>/", views.game, name="game"),
     path("games/<int:pk>/play/", views.play, name="play"),
     path("games/<int:pk>/replay/", views.replay, name="replay"),
+    path("games/<int:pk>/replay/analysis/", views.replay_analysis, name="replay_analysis"),
     path("invitations/new/", views.invite, name="invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
     path(

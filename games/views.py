@@ -20,7 +20,7 @@ from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
 
-from . import history, queries
+from . import analysis, history, queries
 from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
 from .models import Game
@@ -183,6 +183,7 @@ def replay(request, pk):
         return render(request, "games/replay_refused.html", {"error": error}, status=403)
     over = found.status != Game.Status.ACTIVE
     query = "?" + urlencode({"as": data["players"]["me"]})
+    levels = {player.username: player.bot_level or None for player in seating.players}
     context = {
         "replay": data,
         "over": over,
@@ -194,8 +195,37 @@ def replay(request, pk):
             "source": reverse("api_game_replay", args=[found.pk]) + query,
         },
         "other_side": data["players"]["opponent"] if over else None,
+        "bots": {side: levels[name] for side, name in data["players"].items()},
+        "analysis": analysis.replay_analysis(found, _seat_of(data), seating.names),
+        "analysis_source": reverse("replay_analysis", args=[found.pk]) + query,
     }
     return render(request, "games/replay.html", context)
+
+
+@login_required
+def replay_analysis(request, pk):
+    """The replay's analysis section alone, which the page fetches while it is prepared."""
+    try:
+        seating = access_game(request.user, pk)
+        side = history.replay_side(seating, request.GET.get("as"))
+    except NotFound as error:
+        raise Http404(error.message) from None
+    except Forbidden as error:
+        return render(request, "games/replay_refused.html", {"error": error}, status=403)
+    shown = analysis.replay_analysis(seating.game, side, seating.names)
+    if shown is None:  # a game under way: no analysis
+        raise Http404()
+    query = "?" + urlencode({"as": seating.names[side]})
+    context = {
+        "analysis": shown,
+        "analysis_source": reverse("replay_analysis", args=[pk]) + query,
+    }
+    return render(request, "games/_analysis.html", context)
+
+
+def _seat_of(replayed: dict) -> int:
+    """The seat a replay is seen from."""
+    return replayed["seats"].index(replayed["players"]["me"])
 
 
 def _timeline_by_round(steps: list[dict]) -> list[dict]:

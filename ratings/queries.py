@@ -38,6 +38,7 @@ def ranking_rows(players: list[PlayerRating]) -> dict:
     for player in players:
         row = {
             "username": player.user.username,
+            "bot": player.user.bot_level,  # a computer opponent's level, "" for a person
             "rating": round(player.rating),
             "interval": round(2 * player.deviation),
             "games": player.games,

@@ -20,6 +20,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
     DJANGO_BEHIND_PROXY   1: trust X-Forwarded-Proto and the proxy's X-Forwarded-For entry
     RATE_LIMIT_LOGIN_FAILED, RATE_LIMIT_LOGIN, RATE_LIMIT_SIGNUP, RATE_LIMIT_RESET_PASSWORD,
     RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
+    BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
+    BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
 """
 
 import sys
@@ -278,6 +280,10 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # The scheme of the links in allauth's emails (confirmation, password reset).
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "http"
+
+# The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
+BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)
+BOT_PAUSE_SECONDS = env.float("BOT_PAUSE_SECONDS", default=1.0)
 
 LOG_FORMAT = env.str("DJANGO_LOG_FORMAT", default="plain")
 LOG_LEVEL = env.str("DJANGO_LOG_LEVEL", default="INFO")

@@ -7,6 +7,7 @@
 - ``chat``: the two players' chat;
 - ``game_log``: appending events and keeping the snapshot in step (used by the above);
 - ``notify``: the emails a change queues, by each player's choice.
+- ``analysis``: the captain's analysis of a finished game, stored by the worker in chunks.
 
 ``check_*`` functions validate and raise a typed ``ServiceError``; ``do_*`` functions
 perform a complete change inside one transaction, lock the parent row first, and

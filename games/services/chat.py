@@ -21,6 +21,8 @@ def do_chat(game_id, user, text) -> ChatMessage:
     """A line of chat between the two players; stored as typed, escaped when shown."""
     text = clean_text(text, "text", max_length=CHAT_MAX, multiline=True, invalid="bad_message")
     seating = access_game(user, game_id, must_play=True)
+    if any(player.is_bot for player in seating.players):
+        raise Forbidden("bot_game", _("A game against the computer has no chat."))
     if Block.between(*seating.players):
         raise Forbidden("blocked", _("Chat is closed between these players."))
     game = seating.game

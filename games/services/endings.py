@@ -78,6 +78,8 @@ def do_extend(game_id, user, now=None) -> Game:
             raise Conflict("game_over", _("The game has ended."))
         if game.to_move_id == user.pk:
             raise Forbidden("own_turn", _("Only your opponent can give you an extra day."))
+        if seating.opponent.is_bot:
+            raise Conflict("bot_has_time", _("The computer never runs out of time."))
         if game.extended:
             raise Conflict("already_extended", _("An extra day was already given for this turn."))
         game.deadline += timedelta(days=1)

@@ -225,6 +225,10 @@ def do_rematch(game_id, user) -> Invitation:
             message=str(_("Rematch?")),
             rematch_of=game,
         )
+        if opponent.is_bot:  # a computer opponent says yes at once, as to an invitation
+            do_accept_invitation(invitation.pk, opponent)
+            invitation.refresh_from_db()
+            return invitation
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "received"))
         ids = [p.pk for p in seating.players]
         transaction.on_commit(

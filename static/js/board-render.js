@@ -517,8 +517,10 @@ export function extrasHtml(game, ui = {}) {
   const replayLabel = view.status === "active" ? t("extras.steps_so_far") : t("extras.replay");
   parts.push(`<a class="button secondary" href="/games/${game.id}/replay/">${esc(replayLabel)}</a>`);
   parts.push(`<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
-  parts.push(`<button type="button" class="secondary" data-block>${
-    ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);
+  if (!game.bots?.opponent || ui.blocked) {  // a computer opponent sends nothing to block
+    parts.push(`<button type="button" class="secondary" data-block>${
+      ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);
+  }
   if (view.status === "active") {
     parts.push(`<button type="button" class="secondary" data-action="resign">${esc(t("extras.resign"))}</button>`);
   } else {

@@ -15,7 +15,7 @@ import {
   trickPanelHtml,
 } from "./board-render.js";
 import { markNew, sinceHtml, sinceLine } from "./since.js";
-import { esc, html, nameHtml, raw, t } from "./words.js";
+import { botMark, esc, html, nameHtml, raw, t } from "./words.js";
 
 const root = document.getElementById("board");
 const initial = JSON.parse(document.getElementById("game-data").textContent);
@@ -127,8 +127,8 @@ function paint() {
   root.innerHTML = `
     <header class="board-head">
       <h1>${html("status.heading", {
-        me: raw(`<span class="me">${nameHtml(game.players.me)}</span>`),
-        opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}</span>`),
+        me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
+        opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
       })}</h1>
       <div class="status">${statusHtml(game, ui)}</div>
       <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
@@ -139,7 +139,7 @@ function paint() {
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
-    ${chatHtml(game)}
+    ${game.bots.me || game.bots.opponent ? "" : chatHtml(game)}
     ${extrasHtml(game, ui)}
     ${recentHtml(game)}`;
   root.querySelector(".board-head h1").tabIndex = -1;

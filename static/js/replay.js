@@ -197,4 +197,33 @@ async function load() {
   if (linked !== null) root.scrollIntoView({ block: "start" });
 }
 
+// The analysis after the game, while the worker prepares it: its section (worded by the
+// server) is fetched again every few seconds and put in place, until it is ready.
+const ANALYSIS_POLL_MS = 5000;
+const ANALYSIS_POLLS = 60;
+
+function watchAnalysis(tries = 0) {
+  const section = document.getElementById("analysis");
+  if (!section || section.dataset.state !== "pending" || tries >= ANALYSIS_POLLS) return;
+  setTimeout(async () => {
+    try {
+      const response = await fetch(section.dataset.source, { headers: { Accept: "text/html" } });
+      if (response.ok) {
+        const box = document.createElement("div");
+        box.innerHTML = await response.text();
+        const fresh = box.querySelector("#analysis");
+        if (fresh && fresh.dataset.state !== "pending") section.replaceWith(fresh);
+        else if (fresh) {
+          const status = section.querySelector("[role=status]");
+          status.textContent = fresh.querySelector("[role=status]").textContent; // the progress
+        }
+      }
+    } catch {
+      // offline for a moment: the next try
+    }
+    watchAnalysis(tries + 1);
+  }, ANALYSIS_POLL_MS);
+}
+
 load();
+watchAnalysis();

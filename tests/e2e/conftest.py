@@ -89,6 +89,8 @@ def asgi_server(django_db_setup, django_db_blocker, mailbox):
         "EMAIL_URL": f"filemail:///{mailbox.path.resolve()}",
         # the browser tests sign up more players from 127.0.0.1 than the default allows
         "RATE_LIMIT_SIGNUP": "200/m/ip",
+        # without Redis, a board of a game against a bot looks for its moves this often
+        "BOT_TICK_SECONDS": "0.05",
     }
     with start_server(env=env, log=log) as (url,):
         register_mailbox(url, mailbox)

@@ -99,6 +99,12 @@ def test_a_bot_never_runs_out_of_time(bot, clients, players):
                 command_body(command, game.version),
             )
             game.refresh_from_db()
+    clock = clients["anna"].get(f"/api/games/{game.pk}/").json()["clock"]
+    assert not clock["can_extend"]  # the board offers no extra day for the computer
+    refused = post(clients["anna"], f"/api/games/{game.pk}/extend/", {})
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "bot_has_time"
+    game.refresh_from_db()
+    assert not game.extended
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(days=1))
     assert check_deadlines(now=timezone.now())["timeouts"] == 0
     game.refresh_from_db()

@@ -6,15 +6,21 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
+from games import bot_turns
 from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
 
 log = logging.getLogger(__name__)
 
 
+def fast_tick(name: str) -> float:
+    """Seconds between two runs of the fast job ``name`` (the bots' from the settings)."""
+    return bot_turns.tick_seconds() if name == "bots" else FAST_JOBS[name]
+
+
 class Command(BaseCommand):
     help = (
-        "Run the deadline, reminder, digest and email jobs and the computer opponents' "
-        "turns (in a loop, or once for cron)."
+        "Run the deadline, reminder, digest and email jobs, the computer opponents' "
+        "turns and the analysis of finished games (in a loop, or once for cron)."
     )
 
     def add_arguments(self, parser):
@@ -56,7 +62,7 @@ class Command(BaseCommand):
                 time.sleep(interval)
                 continue
             # Until the next round of the slow jobs, the fast ones run at their own pace.
-            tick = min(FAST_JOBS[name] for name in fast)
+            tick = min(fast_tick(name) for name in fast)
             end = time.monotonic() + interval
             while (left := end - time.monotonic()) > 0:
                 time.sleep(min(tick, left))
