@@ -37,11 +37,17 @@ def after(state: GameState, seat: int, command: Command, dice=None) -> GameState
 class Lookahead:
     """Values commands by what they lead to: the chance to win (``evaluation.value``)
     after the command, averaged over the dice it throws, and, where the same player
-    still has to choose (a direction, a die after a trick), after their best choice."""
+    still has to choose (a direction, a die after a trick), after their best choice.
 
-    def __init__(self, seat: int, judgement: Judgement = SHARP):
+    With ``dice=False`` it does not look through the throws of a roll: rolling is worth
+    what the position held is worth (the judgement counts the dice still to come in
+    it), so a Shanghai is called when the shared-out position is judged better. That is
+    the heuristic levels' way; the captain's search looks through every throw."""
+
+    def __init__(self, seat: int, judgement: Judgement = SHARP, dice: bool = True):
         self.seat = seat
         self.judgement = judgement
+        self.dice = dice
 
     def leaf(self, state: GameState) -> float:
         return value(state, self.seat, self.judgement)
@@ -54,6 +60,8 @@ class Lookahead:
 
     def command_value(self, state: GameState, command: Command) -> float:
         kind = command["type"]
+        if kind == "roll" and not self.dice:
+            return self.leaf(state)
         if kind == "roll" or (kind == "trick" and command["half"] == "reroll"):
             total = 0.0
             for dice, chance in THROWS:

@@ -1,11 +1,14 @@
 """The captain's search: determinized Monte-Carlo over the rest of the round.
 
-For each of the boatswain's best few commands it plays the round to its end many
-times, each time with the unknown deck shuffled anew and the dice thrown anew, both
-players then moving greedily (the best score were the round shared out right after
-the move); it judges where each playout ends with ``evaluation.value`` and keeps the
-command with the best average. Every command meets the same shuffles and throws
-(common random numbers), so the comparison is between the commands, not their luck.
+Its candidates are the best few commands of a look-ahead through every throw of the
+dice (``players.Lookahead``). It plays the round to its end many times after each,
+every time with the unknown deck shuffled anew and the dice thrown anew: the captain's
+side by the bots' judgement one move deep (``policies.judged``), the opponent in turn
+as such a player and as a greedy one (``policies.greedy``), since the captain does
+not know which kind it faces. It judges where each playout ends with
+``evaluation.value`` and keeps the command with the best average. Every command meets
+the same shuffles, throws and opponents (common random numbers), so the comparison is
+between the commands, not their luck.
 """
 
 from __future__ import annotations
@@ -18,31 +21,42 @@ from games.rules.state import GameState
 
 from .evaluation import value
 from .players import Lookahead, playable
+from .policies import greedy, judged
 
 CANDIDATES = 4  # the boatswain's best this many commands are played out
 PLAYOUTS = 24  # playouts per command
+# The opponent in the playouts, by turns: one that weighs positions as the captain does,
+# and one that takes points as soon as the round can be shared out with a gain.
+OPPONENTS = (judged, greedy)
 
 
-def playout(state: GameState, seat: int, rng: random.Random, greedy) -> float:
-    """Both players greedy until the round (or the game) is over; ``seat``'s value then."""
+def playout(state: GameState, seat: int, rng: random.Random, other) -> float:
+    """Play the round to its end (or the game's), ``seat`` by ``policies.judged`` and its
+    opponent by ``other``; ``seat``'s chance to win (``evaluation.value``) then."""
     round_no = state.round
     while not state.finished and state.round == round_no:
         mover = state.turn
         commands = playable(state, mover)
-        command = commands[0] if len(commands) == 1 else greedy(state, mover, commands, rng)
+        if len(commands) == 1:
+            command = commands[0]
+        else:
+            policy = judged if mover == seat else other
+            command = policy(state, mover, commands, rng)
         for event in decide(state, mover, command, rng):
             state = evolve(state, event)
     return value(state, seat)
 
 
-def estimates(state: GameState, seat: int, commands: list[Command], rng, greedy) -> list[float]:
+def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list[float]:
     """The captain's estimate of ``seat``'s chance to win after each of ``commands``:
     the average of ``PLAYOUTS`` playouts, every command meeting the same shuffles of
-    the unknown deck and the same dice. Deterministic for a given ``rng`` state."""
+    the unknown deck and the same dice, and the same opponent (``OPPONENTS``, in turn).
+    Deterministic for a given ``rng`` state."""
     seeds = [rng.random() for _ in range(PLAYOUTS)]
     deck = sorted(state.deck)
     totals = [0.0] * len(commands)
-    for seed in seeds:
+    for k, seed in enumerate(seeds):
+        other = OPPONENTS[k % len(OPPONENTS)]
         world = random.Random(seed)
         shuffled = replace(state, deck=tuple(world.sample(deck, len(deck))))
         for i, command in enumerate(commands):
@@ -50,7 +64,7 @@ def estimates(state: GameState, seat: int, commands: list[Command], rng, greedy)
             nxt = shuffled
             for event in decide(shuffled, seat, command, throws):
                 nxt = evolve(nxt, event)
-            totals[i] += playout(nxt, seat, throws, greedy)
+            totals[i] += playout(nxt, seat, throws, other)
     return [total / PLAYOUTS for total in totals]
 
 
@@ -59,10 +73,10 @@ def candidates(state: GameState, seat: int) -> list[Command]:
     return [command for _, command in Lookahead(seat).ranked(state)[:CANDIDATES]]
 
 
-def best_by_playouts(state: GameState, seat: int, rng, greedy) -> Command:
+def best_by_playouts(state: GameState, seat: int, rng) -> Command:
     weighed = candidates(state, seat)
     if len(weighed) == 1:
         return weighed[0]
-    chances = estimates(state, seat, weighed, rng, greedy)
+    chances = estimates(state, seat, weighed, rng)
     best = max(range(len(weighed)), key=lambda i: (chances[i], -i))
     return weighed[best]
