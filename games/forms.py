@@ -31,8 +31,8 @@ class ComputerGameForm(forms.Form):
         label=_("Opponent"),
         choices=[
             ("deckhand", _("Deckhand: plays sensibly, makes a beginner's mistakes")),
-            ("boatswain", _("Boatswain: weighs every move, a good player")),
-            ("captain", _("Captain: looks ahead over the dice, the strongest")),
+            ("boatswain", _("Boatswain: judges every move by its position, a good player")),
+            ("captain", _("Captain: plays the round out in its head many times, the strongest")),
         ],
         initial="deckhand",
         widget=forms.RadioSelect,
