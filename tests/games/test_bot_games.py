@@ -113,7 +113,8 @@ def test_a_bot_never_runs_out_of_time(bot, clients, players):
 
 def test_play_the_computer_from_the_lobby(bot, clients):
     page = clients["anna"].get("/").content.decode()
-    assert 'action="/play/computer/"' in page and "Boatswain: judges every move by its position" in page
+    assert 'action="/play/computer/"' in page
+    assert "Boatswain: judges every move by its position" in page
     response = clients["anna"].post("/play/computer/", {"level": "boatswain", "extra_wild": "on"})
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
