@@ -511,6 +511,12 @@ def plan_form(world: World, draw, form: str) -> Request:
             ),
             "client_id": mostly(st.just(world.fresh_id())),
         }
+    elif form == "computer":
+        path = "/play/computer/"
+        fields = {
+            "level": mostly(st.sampled_from(["deckhand", "boatswain", "captain", "admiral", ""])),
+            "extra_wild": st.sampled_from(["on", "", "x" * 300]),
+        }
     elif form == "token":
         path = "/accounts/tokens/"
         fields = {"name": mostly(st.sampled_from(["bot", "x" * 60, "x" * 61]))}
@@ -537,7 +543,7 @@ def plan_form(world: World, draw, form: str) -> Request:
     return Request(who, path, body, method, content_type, headers)
 
 
-FORMS = ["invite", "play", "token", "holiday", "preferences", *ACCOUNT_FORMS]
+FORMS = ["invite", "play", "computer", "token", "holiday", "preferences", *ACCOUNT_FORMS]
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -564,7 +570,7 @@ def plan_get(world: World, draw, page: str) -> Request:
         path = f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
     elif page == "game":
         path = f"/api/games/{draw(path_part(world.game_ids()))}/"
-    else:
+    else:  # the replay: its JSON, its page, or the page's analysis section
         as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
         query = draw(
             st.sampled_from(
@@ -578,7 +584,13 @@ def plan_get(world: World, draw, page: str) -> Request:
                 ]
             )
         )
-        path = f"/api/games/{draw(path_part(world.game_ids()))}/replay/?{query}"
+        where = {
+            "replay": "/api/games/{}/replay/",
+            "replay-page": "/games/{}/replay/",
+            "analysis": "/games/{}/replay/analysis/",
+        }[page]
+        games = world.game_ids() + [world.finished.pk] * (0 if page == "replay" else 6)
+        path = where.format(draw(path_part(games))) + "?" + query
     return Request(who, path, method="GET", headers=headers_for(draw, world, who))
 
 
@@ -588,7 +600,7 @@ def get_answer(response, request: Request, codes: Counter) -> bool:
     return page_answer(response, request, codes)
 
 
-@pytest.mark.parametrize("page", ["profile", "game", "replay"])
+@pytest.mark.parametrize("page", ["profile", "game", "replay", "replay-page", "analysis"])
 def test_hostile_gets(world, fuzz_run, page):
     def plan(world, draw):
         return plan_get(world, draw, page)
