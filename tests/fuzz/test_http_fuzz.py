@@ -30,7 +30,8 @@ from games.services import chat, commands
 from shanghaien.lib.errors import ServiceError
 
 from .account_forms import ACCOUNT_FORMS, plan_account_form
-from .forms import BOUNDARY, NAMES, form_post, mostly, path_part, quoted
+from .forms import BOUNDARY, NAMES, form_post, mostly, path_part
+from .gets import GET_PAGES, get_path
 from .strategies import (
     chat_text,
     dumps,
@@ -556,41 +557,10 @@ def test_form_views(world, fuzz_run, form):
 
 # Hostile GETs: read-only, whatever the path or the query holds.
 
-names_in_paths = st.one_of(
-    st.sampled_from(
-        ["anna", "Anna", "nobody", "x" * 150, "x" * 151, "x" * 3000, "é", "a.b@c+d-e_f"]
-    ),
-    hostile_text.filter(bool),
-)
-
 
 def plan_get(world: World, draw, page: str) -> Request:
     who = draw(st.sampled_from(["anna", "carl", "anna-token", "anonymous", "bad-token"]))
-    if page == "profile":
-        path = f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
-    elif page == "game":
-        path = f"/api/games/{draw(path_part(world.game_ids()))}/"
-    else:  # the replay: its JSON, its page, or the page's analysis section
-        as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
-        query = draw(
-            st.sampled_from(
-                [
-                    "as=" + quoted(as_),
-                    "as=" + quoted(as_) + "&as=anna",
-                    "as",
-                    "%00=1&as=" + quoted(as_),
-                    "as=%ED%A0%80",
-                    "as=%FF%FE",
-                ]
-            )
-        )
-        where = {
-            "replay": "/api/games/{}/replay/",
-            "replay-page": "/games/{}/replay/",
-            "analysis": "/games/{}/replay/analysis/",
-        }[page]
-        games = world.game_ids() + [world.finished.pk] * (0 if page == "replay" else 6)
-        path = where.format(draw(path_part(games))) + "?" + query
+    path = get_path(draw, page, world.game_ids(), world.finished.pk)
     return Request(who, path, method="GET", headers=headers_for(draw, world, who))
 
 
@@ -600,7 +570,7 @@ def get_answer(response, request: Request, codes: Counter) -> bool:
     return page_answer(response, request, codes)
 
 
-@pytest.mark.parametrize("page", ["profile", "game", "replay", "replay-page", "analysis"])
+@pytest.mark.parametrize("page", GET_PAGES)
 def test_hostile_gets(world, fuzz_run, page):
     def plan(world, draw):
         return plan_get(world, draw, page)

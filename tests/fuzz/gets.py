@@ -1,0 +1,49 @@
+"""The paths of the hostile GETs: read-only pages and answers, whatever the path or the
+query holds."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from .forms import path_part, quoted
+from .strategies import hostile_text
+
+GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis"]
+
+names_in_paths = st.one_of(
+    st.sampled_from(
+        ["anna", "Anna", "nobody", "x" * 150, "x" * 151, "x" * 3000, "é", "a.b@c+d-e_f"]
+    ),
+    hostile_text.filter(bool),
+)
+
+# The replay: its JSON, its page, or the page's analysis section.
+REPLAYS = {
+    "replay": "/api/games/{}/replay/",
+    "replay-page": "/games/{}/replay/",
+    "analysis": "/games/{}/replay/analysis/",
+}
+
+
+def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
+    """A path of ``page`` (one of ``GET_PAGES``) to draw: the games are ``game_ids``, and
+    the pages of a finished game's replay meet ``finished`` more often."""
+    if page == "profile":
+        return f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
+    if page == "game":
+        return f"/api/games/{draw(path_part(game_ids))}/"
+    as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
+    query = draw(
+        st.sampled_from(
+            [
+                "as=" + quoted(as_),
+                "as=" + quoted(as_) + "&as=anna",
+                "as",
+                "%00=1&as=" + quoted(as_),
+                "as=%ED%A0%80",
+                "as=%FF%FE",
+            ]
+        )
+    )
+    games = game_ids + [finished] * (0 if page == "replay" else 6)
+    return REPLAYS[page].format(draw(path_part(games))) + "?" + query
