@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from .models import ApiToken, Block, Holiday, User
+from .models import ApiToken, Block, Holiday, PushSubscription, User
+from .push import device_name
 
 
 class SuspendedFilter(admin.SimpleListFilter):
@@ -35,6 +36,11 @@ class UserAdmin(BaseUserAdmin):
                     "email_invitations",
                     "daily_digest",
                     "email_reminders",
+                    "email_timeouts",
+                    "push_on_turn",
+                    "push_invitations",
+                    "push_reminders",
+                    "push_timeouts",
                     "language",
                     "time_zone",
                 )
@@ -71,3 +77,23 @@ class BlockAdmin(admin.ModelAdmin):
     list_display = ("user", "blocked", "created_at")
     list_select_related = ("user", "blocked")
     raw_id_fields = ("user", "blocked")
+
+
+@admin.register(PushSubscription)
+class PushSubscriptionAdmin(admin.ModelAdmin):
+    """A player's devices, to see whether notifications get through. The endpoint and
+    keys are not shown: whoever holds them can send to that device."""
+
+    list_display = ("user", "device", "created_at", "last_success_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    fields = ("user", "device", "user_agent", "created_at", "last_success_at")
+    readonly_fields = ("user", "device", "user_agent", "created_at", "last_success_at")
+    search_fields = ("user__username",)
+
+    @admin.display(description=_("device"))
+    def device(self, obj):
+        return device_name(obj.user_agent)
+
+    def has_add_permission(self, request):
+        return False  # only a browser can subscribe itself

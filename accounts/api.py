@@ -1,4 +1,4 @@
-"""The JSON API's plumbing, and the account endpoints (holidays, blocks).
+"""The JSON API's plumbing, and the account endpoints (holidays, blocks, push devices).
 
 Every endpoint of the site's API is a ``json_api`` view: errors always come as
 ``{"error": {code, message}}`` with their HTTP status. Authentication: the session
@@ -17,6 +17,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
+from shanghaien.lib import webpush
 from shanghaien.lib.errors import (
     BadRequest,
     Forbidden,
@@ -30,6 +31,7 @@ from shanghaien.lib.input import parse_json
 
 from .blocks import do_block, do_unblock
 from .holidays import do_cancel_holiday, do_declare_holiday
+from .push import SESSION_KEY, device_name, do_remove_device, do_subscribe
 from .tokens import BadToken, bearer_token, user_for_token
 
 log = logging.getLogger(__name__)
@@ -52,10 +54,12 @@ def _csrf_failure(request) -> str | None:
 
 
 def _authenticate(request) -> None:
+    request.auth_by_token = False
     try:
         raw = bearer_token(request)
         if raw is not None:
             request.user = user_for_token(raw)
+            request.auth_by_token = True
             return
     except BadToken as error:
         raise NotAuthenticated("bad_token", str(error)) from None
@@ -178,3 +182,53 @@ def blocks(request):
 def unblock(request, username):
     do_unblock(request.user, username)
     return JsonResponse({"unblocked": username})
+
+
+# -- push notifications: this player's devices ---------------------------------------------
+
+
+@json_api("GET")
+def push(request):
+    """The key a browser subscribes with ("" when this server sends no push), and the
+    player's devices."""
+    devices = request.user.push_subscriptions.all()
+    return JsonResponse(
+        {"public_key": webpush.public_key(), "devices": [_device_json(d) for d in devices]}
+    )
+
+
+@json_api("POST")
+def push_subscribe(request):
+    """A browser's ``PushSubscription.toJSON()``: ``{"endpoint", "keys": {"p256dh", "auth"}}``
+    (``expirationTime`` is allowed and not kept)."""
+    data = request.data
+    only_fields(data, {"endpoint", "keys", "expirationTime"})
+    keys = field(data, "keys", required=True)
+    if not isinstance(keys, dict):
+        raise BadRequest("bad_keys", _("The subscription's keys are not valid."))
+    only_fields(keys, {"p256dh", "auth"})
+    device = do_subscribe(
+        request.user,
+        field(data, "endpoint", required=True),
+        keys.get("p256dh"),
+        keys.get("auth"),
+        request.headers.get("User-Agent", ""),
+    )
+    if not request.auth_by_token:
+        request.session[SESSION_KEY] = device.pk  # logging out of this browser removes it
+    return JsonResponse(_device_json(device), status=201)
+
+
+@json_api("POST")
+def push_remove(request, pk):
+    do_remove_device(request.user, pk)
+    return JsonResponse({"removed": int(pk)})
+
+
+def _device_json(device) -> dict:
+    return {
+        "id": device.pk,
+        "name": device_name(device.user_agent),
+        "created_at": device.created_at.isoformat(),
+        "last_success_at": device.last_success_at and device.last_success_at.isoformat(),
+    }

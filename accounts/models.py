@@ -36,12 +36,12 @@ def validate_time_zone(name: str) -> None:
 
 # The one-click unsubscribe link of every email of ours (``User.unsubscribe_token``):
 # which emails the link of each kind of email turns off, and the preferences that does.
-# The timeout email is always sent, so its link turns off the turn emails. The digest
-# stands in for the turn emails, so turning it off turns those off too: otherwise an email
-# a turn would start where the player asked for less.
+# The digest stands in for the turn emails, so turning it off turns those off too:
+# otherwise an email a turn would start where the player asked for less. (A timeout email
+# of an earlier release carries a link signed "turn", which still works as it did.)
 UNSUBSCRIBE_FROM = {
     "turn": "turn",
-    "timeout": "turn",
+    "timeout": "timeout",
     "invitation": "invitation",
     "reminder": "reminder",
     "digest": "digest",
@@ -50,7 +50,17 @@ UNSUBSCRIBE_FIELDS = {
     "turn": ("email_on_turn",),
     "invitation": ("email_invitations",),
     "reminder": ("email_reminders",),
+    "timeout": ("email_timeouts",),
     "digest": ("daily_digest", "email_on_turn"),
+}
+
+# The kinds of notification a player chooses a channel for (email, push, both or none),
+# with the two preferences of each: (email, push).
+CHANNEL_FIELDS = {
+    "turn": ("email_on_turn", "push_on_turn"),
+    "invitation": ("email_invitations", "push_invitations"),
+    "reminder": ("email_reminders", "push_reminders"),
+    "timeout": ("email_timeouts", "push_timeouts"),
 }
 UNSUBSCRIBE_SALT = "accounts.unsubscribe"  # these signatures are good for nothing else
 
@@ -96,6 +106,22 @@ class User(AbstractUser):
         default=True,
         help_text=_("One email when a fifth of your time to move is left."),
     )
+
+    email_timeouts = models.BooleanField(
+        _("email me when a game is won or lost on time"),
+        default=True,
+        help_text=_("One email when a game ends because the time to move ran out."),
+    )
+    # Push notifications, on every device the player turned them on (PushSubscription).
+    push_on_turn = models.BooleanField(_("notify my devices when it is my turn"), default=True)
+    push_invitations = models.BooleanField(_("notify my devices when I am invited"), default=True)
+    push_reminders = models.BooleanField(_("notify my devices before a deadline"), default=True)
+    push_timeouts = models.BooleanField(
+        _("notify my devices when a game is won or lost on time"), default=True
+    )
+    # How many rows of push_subscriptions the player has (accounts.push keeps it): a move
+    # that starts the turn of a player without a device then queries nothing for pushes.
+    push_devices = models.PositiveSmallIntegerField(default=0, editable=False)
 
     suspended_until = models.DateTimeField(
         _("suspended until"),
@@ -169,9 +195,9 @@ class User(AbstractUser):
         ``turn``: one email per game and turn, unless they chose the daily digest instead;
         ``invitation``: one per invitation received; ``reminder``: when a fifth of the
         time to move is left; ``digest``: the daily list of games waiting; ``timeout``: a
-        game lost or won on time, always. Turn and invitation emails are on for a new
-        account. Never to an address the player has not confirmed (asked last, so that a
-        player who wants nothing costs no query), nor to a closed account.
+        game lost or won on time. All but the digest are on for a new account. Never to an
+        address the player has not confirmed (asked last, so that a player who wants
+        nothing costs no query), nor to a closed account.
         """
         if not (self.email and self.is_active) or self.bot_level:
             return False
@@ -180,9 +206,19 @@ class User(AbstractUser):
             "invitation": self.email_invitations,
             "reminder": self.email_reminders,
             "digest": self.daily_digest,
-            "timeout": True,
+            "timeout": self.email_timeouts,
         }.get(kind, False)
         return wanted and self.email_confirmed()
+
+    def wants_push(self, kind: str) -> bool:
+        """Whether to notify this player's devices about ``kind`` (turn, invitation,
+        reminder, timeout): their choice, which is on for every kind until they change
+        it, and only if they have a device (``push_subscriptions``)."""
+        if not self.is_active or self.bot_level or kind not in CHANNEL_FIELDS:
+            return False
+        if not self.push_devices:
+            return False
+        return getattr(self, CHANNEL_FIELDS[kind][1])
 
     def email_confirmed(self) -> bool:
         """Whether ``email`` is an address this player confirmed through its link."""
@@ -315,3 +351,26 @@ class Block(models.Model):
         return Block.objects.filter(
             models.Q(user=a, blocked=b) | models.Q(user=b, blocked=a)
         ).exists()
+
+
+class PushSubscription(models.Model):
+    """One browser (a phone, a computer, an app on the home screen) that receives this
+    player's push notifications: what its push service gave it to reach it."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="push_subscriptions")
+    # At most shanghaien.lib.webpush.ENDPOINT_MAX characters; one account each.
+    endpoint = models.CharField(max_length=1024, unique=True)
+    p256dh = models.CharField(max_length=100, help_text=_("the browser's public key"))
+    auth = models.CharField(max_length=32, help_text=_("the browser's secret"))
+    vapid_key = models.CharField(
+        max_length=100, help_text=_("the server's public key the browser subscribed with")
+    )
+    user_agent = models.CharField(_("browser"), max_length=300, blank=True)
+    created_at = models.DateTimeField(_("added"), auto_now_add=True)
+    last_success_at = models.DateTimeField(_("last delivered"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self):
+        return f"{self.user} on {self.user_agent[:40] or self.pk}"

@@ -30,6 +30,7 @@ from .blocks import do_block, do_unblock
 from .forms import HolidayForm, PreferencesForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .models import ApiToken, User
+from .push import do_remove_device
 from .throttle import wait_for
 from .tokens import do_issue_token
 
@@ -183,6 +184,19 @@ def revoke_token(request, pk):
 
 @login_required
 @require_POST
+def remove_device(request, pk):
+    """The profile's button beside a device: no more notifications there."""
+    try:
+        do_remove_device(request.user, pk)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("That device no longer receives notifications."))
+    return redirect(reverse("profile", args=[request.user.username]) + "#devices")
+
+
+@login_required
+@require_POST
 def block(request, username):
     """The button on another player's profile: no invitations or chat from them."""
     try:
@@ -244,6 +258,7 @@ _UNSUBSCRIBE_QUESTION = {
     "turn": gettext_lazy("Stop the emails that tell you it is your turn?"),
     "invitation": gettext_lazy("Stop the emails that tell you of an invitation to a game?"),
     "reminder": gettext_lazy("Stop the reminders when a fifth of your time to move is left?"),
+    "timeout": gettext_lazy("Stop the emails that tell you a game was won or lost on time?"),
     "digest": gettext_lazy(
         "Stop the daily digest of the games waiting for you? No email per turn takes its place."
     ),
@@ -252,6 +267,7 @@ _UNSUBSCRIBED = {
     "turn": gettext_lazy("You will no longer get an email when it is your turn."),
     "invitation": gettext_lazy("You will no longer get an email when you are invited to a game."),
     "reminder": gettext_lazy("You will no longer get reminders of your deadlines."),
+    "timeout": gettext_lazy("You will no longer get an email when a game is won or lost on time."),
     "digest": gettext_lazy("You will no longer get the daily digest, nor an email per turn."),
 }
 

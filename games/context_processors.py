@@ -1,5 +1,7 @@
 from functools import cache
 
+from shanghaien.lib import webpush
+
 from .models import Game
 from .rules.state import ROUNDS
 from .words_js import words_json
@@ -24,3 +26,12 @@ def words(request):
     that reads it often builds it once.
     """
     return {"words": cache(words_json), "ROUNDS": ROUNDS}
+
+
+def push_key(request):
+    """The key a logged-in player's browser subscribes to push notifications with
+    (static/js/push.js keeps its subscription current); "" when no push is sent."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    return {"push_key": webpush.public_key}

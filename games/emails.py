@@ -49,8 +49,8 @@ def send_mail(subject: str, body: str, sender, to: list[str], headers=None) -> i
 
 
 def unsubscribe_url(notification: Notification) -> str:
-    """The link that turns this kind of email off, without logging in (for the timeout
-    email, always sent: the turn emails; ``accounts.models.UNSUBSCRIBE_FROM``)."""
+    """The link that turns this kind of email off, without logging in
+    (``accounts.models.UNSUBSCRIBE_FROM``)."""
     token = notification.user.unsubscribe_token(notification.kind)
     return settings.SITE_URL + reverse("unsubscribe", args=[token])
 
@@ -73,11 +73,8 @@ def _unsubscribe_footer(notification: Notification) -> str:
         text = _("To stop the daily digest, open:\n%(url)s\n")
     elif kind == Notification.Kind.INVITATION:
         text = _("To stop the emails about invitations, open:\n%(url)s\n")
-    else:  # the timeout email, sent whatever the preferences
-        text = _(
-            "This email is always sent when a game is won or lost on time. To stop the "
-            "emails when it is your turn, open:\n%(url)s\n"
-        )
+    else:  # the timeout email
+        text = _("To stop the emails when a game is won or lost on time, open:\n%(url)s\n")
     return "\n-- \n" + text % names
 
 
@@ -99,11 +96,27 @@ def _compose(notification: Notification) -> tuple[str, str] | str:
     return "unknown kind"
 
 
-def _about_the_turn(notification, user, game: Game) -> tuple[str, str] | str:
+def turn_passed(notification, user, game: Game) -> str:
+    """Why a turn's or a reminder's notification is no longer worth sending ("" if it
+    still is): the turn was played, or the player has the game open."""
     if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
         return "no longer your turn"
     if notification.kind == Notification.Kind.TURN and has_game_open(game, user):
         return "game open"
+    return ""
+
+
+def open_invitation(notification) -> Invitation | None:
+    """The invitation a notification is about, if it still waits for an answer."""
+    invitation = Invitation.objects.filter(pk=notification.key).first()
+    if invitation is None or invitation.status != Invitation.Status.OPEN:
+        return None
+    return invitation
+
+
+def _about_the_turn(notification, user, game: Game) -> tuple[str, str] | str:
+    if passed := turn_passed(notification, user, game):
+        return passed
     names = {"opponent": seating(game, user).opponent.username}
     names["when"] = local_moment(effective_deadline(game))
     names["url"] = _game_url(game.pk)
@@ -134,8 +147,8 @@ def _timeout(user, game: Game) -> tuple[str, str]:
 
 
 def _invitation(notification) -> tuple[str, str] | str:
-    invitation = Invitation.objects.filter(pk=notification.key).first()
-    if invitation is None or invitation.status != Invitation.Status.OPEN:
+    invitation = open_invitation(notification)
+    if invitation is None:
         return "invitation closed"
     return (
         _("%(name)s invites you to a game of Shanghaien") % {"name": invitation.from_user.username},

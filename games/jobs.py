@@ -1,5 +1,5 @@
-"""The worker's jobs: timeouts, reminders, digests, sending the queued emails, the
-computer opponents' turns and the analysis of finished games.
+"""The worker's jobs: timeouts, reminders, digests, sending the queued emails and push
+notifications, the computer opponents' turns and the analysis of finished games.
 
 Every job is idempotent and safe on two workers at once: timeouts lock the game row,
 notifications are unique per (user, kind, key), and sending takes each outbox row
@@ -20,6 +20,9 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from shanghaien.lib import webpush
+
+from . import pushes
 from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
 from .clock import effective_deadline, reminder_due
 from .emails import compose, send_mail, unsubscribe_headers
@@ -87,62 +90,109 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
-def _pending(now):
-    """Rows still to send whose next try is due."""
+def _pending(now, channel=None):
+    """Rows still to send whose next try is due (of one channel, if given)."""
     due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-    return Notification.objects.filter(due, sent_at__isnull=True)
+    rows = Notification.objects.filter(due, sent_at__isnull=True)
+    return rows.filter(channel=channel) if channel else rows
 
 
-def send_notifications(now=None) -> int:
+def send_notifications(now=None, channel=None) -> int:
     """Send what the outbox holds, one row at a time under a lock other workers skip.
 
     A row is marked done (sent or skipped) in the transaction that sends it. A failed
     send rolls back that row's changes alone and records the try instead: the row waits
     for ``RETRY_DELAYS`` and, after ``MAX_ATTEMPTS`` tries, is marked failed and left
-    alone. A row that failed is not tried again in the same run, so the run ends.
+    alone. A row that failed is not tried again in the same run, so the run ends. A push
+    whose device the push service no longer knows (404, 410) is done at once, and the
+    device forgotten.
     """
     now = now or timezone.now()
     sent, failed = 0, []
     while True:
         with transaction.atomic():
             notification = (
-                _pending(now)
+                _pending(now, channel)
                 .select_for_update(skip_locked=True, of=("self",))
                 .exclude(id__in=failed)
-                .select_related("user", "game")
+                .select_related("user", "game", "subscription")
                 .order_by("id")
                 .first()
             )
             if notification is None:
                 return sent
-            address = ""  # set once the mail server is asked: only then is it the address's fault
+            # set once the mail server is asked: only then is it the address's fault
+            tried = {"address": ""}
             try:
                 with transaction.atomic():
-                    email = compose(notification)
-                    if isinstance(email, tuple):
-                        subject, body = email
-                        address = notification.user.email
-                        headers = unsubscribe_headers(notification)
-                        send_mail(subject, body, None, [address], headers=headers)
-                        notification.attempts += 1
-                        notification.address = address
-                        notification.outcome = Notification.Outcome.SENT
-                        notification.next_attempt_at = None
+                    if notification.channel == Notification.Channel.PUSH:
+                        _push(notification, now)
                     else:
-                        notification.outcome = Notification.Outcome.SKIPPED
-                        notification.detail = _fit("detail", email)
+                        _email(notification, tried)
                     notification.sent_at = now
                     notification.save(update_fields=_DONE_FIELDS)
+            except webpush.Failed as error:  # the push service's answer, or the network's
+                log.warning("push notification %s not delivered: %s", notification.pk, error)
+                failed.append(notification.pk)
+                _record_failure(notification, error, "", now)
             except Exception as error:
                 log.exception("sending notification %s failed", notification.pk)
                 failed.append(notification.pk)  # not again in this run, whatever the delay
-                _record_failure(notification, error, address, now)
+                _record_failure(notification, error, tried["address"], now)
             else:
                 if notification.outcome == Notification.Outcome.SENT:
                     sent += 1
 
 
 _DONE_FIELDS = ["sent_at", "outcome", "detail", "attempts", "address", "next_attempt_at"]
+
+
+def _email(notification: Notification, tried: dict) -> None:
+    """Send one email row and mark it sent or skipped (``tried``: the address asked)."""
+    email = compose(notification)
+    if isinstance(email, str):
+        notification.outcome = Notification.Outcome.SKIPPED
+        notification.detail = _fit("detail", email)
+        return
+    subject, body = email
+    address = tried["address"] = notification.user.email
+    send_mail(subject, body, None, [address], headers=unsubscribe_headers(notification))
+    notification.attempts += 1
+    notification.address = address
+    notification.outcome = Notification.Outcome.SENT
+    notification.next_attempt_at = None
+
+
+def _push(notification: Notification, now) -> None:
+    """Send one push row to its device and mark it done; ``webpush.Failed`` to try again."""
+    message = pushes.compose(notification)
+    if isinstance(message, str):
+        notification.outcome = Notification.Outcome.SKIPPED
+        notification.detail = _fit("detail", message)
+    else:
+        device = notification.subscription
+        notification.attempts += 1
+        try:
+            webpush.send(device.endpoint, device.p256dh, device.auth, device.vapid_key, message)
+        except (webpush.Gone, webpush.EndpointRefused) as error:
+            # The browser unsubscribed, or the device was subscribed with a key or to a
+            # service the server no longer uses: forget it, its other pushes are skipped.
+            log.info("forgetting push device %s of user %s: %s", device.pk, device.user_id, error)
+            device.delete()
+            notification.subscription = None  # the row stays, the device is gone
+            notification.outcome = Notification.Outcome.FAILED
+            notification.detail = _fit("detail", f"device forgotten: {error}")
+        else:
+            device.last_success_at = now
+            device.save(update_fields=["last_success_at"])
+            notification.outcome = Notification.Outcome.SENT
+            notification.next_attempt_at = None
+
+
+def send_pushes(now=None) -> int:
+    """Send the queued push notifications (the worker runs this every few seconds, as a
+    push is worth little late; emails wait for the worker's interval)."""
+    return send_notifications(now, channel=Notification.Channel.PUSH)
 
 
 def _record_failure(notification: Notification, error: BaseException, address: str, now) -> None:
@@ -189,6 +239,9 @@ def email_undeliverable(user) -> bool:
     return last == Notification.Outcome.FAILED
 
 
+# Push notifications go out within this many seconds of being queued.
+PUSH_TICK_SECONDS = 2.0
+
 # The analysis after the game runs beside the bots' turns, a short chunk each second
 # (services.analysis.BUDGET_SECONDS), so that a bot's turn waits at most that long.
 ANALYSIS_TICK_SECONDS = 1.0
@@ -231,11 +284,16 @@ JOBS = {
     "deadlines": check_deadlines,
     "digests": queue_digests,
     "notifications": send_notifications,
+    "pushes": send_pushes,
     "bots": play_bot_turns,
     "analysis": analyse_games,
 }
 # Jobs that run more often than the worker's interval (seconds between two runs).
-FAST_JOBS = {"bots": BOT_TICK_SECONDS, "analysis": ANALYSIS_TICK_SECONDS}
+FAST_JOBS = {
+    "bots": BOT_TICK_SECONDS,
+    "analysis": ANALYSIS_TICK_SECONDS,
+    "pushes": PUSH_TICK_SECONDS,
+}
 
 
 def run_all(now=None) -> dict:

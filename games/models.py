@@ -195,10 +195,13 @@ class Invitation(models.Model):
 
 
 class Notification(models.Model):
-    """An email to send: an outbox row written in the same transaction as its cause.
+    """An email or a push notification to send: an outbox row written in the same
+    transaction as its cause.
 
-    ``key`` makes each notification unique (one per game and turn, one digest a day…),
-    so running the jobs twice, or on two workers at once, never sends one twice.
+    ``key`` makes each notification unique (one email per game and turn, one digest a
+    day…; one push per device and turn), so running the jobs twice, or on two workers at
+    once, never sends one twice. A push row names its device (``subscription``); it
+    loses it when the device is removed, and is then skipped.
 
     A row is pending while ``sent_at`` is empty. Despite its name, ``sent_at`` is when the
     row was *done with*: sent, skipped, or given up after its last failed attempt; the
@@ -213,6 +216,10 @@ class Notification(models.Model):
         INVITATION = "invitation", _("invitation received")
         DIGEST = "digest", _("daily digest")
 
+    class Channel(models.TextChoices):
+        EMAIL = "email", _("email")
+        PUSH = "push", _("push notification")
+
     class Outcome(models.TextChoices):
         SENT = "sent", pgettext_lazy("email", "Sent")
         SKIPPED = "skipped", _("skipped (no longer relevant)")
@@ -226,6 +233,17 @@ class Notification(models.Model):
     )
     kind = models.CharField(max_length=12, choices=Kind.choices)
     key = models.CharField(max_length=80)
+    channel = models.CharField(
+        max_length=8, choices=Channel.choices, default=Channel.EMAIL, db_default=Channel.EMAIL
+    )
+    subscription = models.ForeignKey(
+        "accounts.PushSubscription",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="notifications",
+        help_text=_("the device a push notification is for"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(
         _("done at"),
@@ -258,12 +276,21 @@ class Notification(models.Model):
     class Meta:
         ordering = ["created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["user", "kind", "key"], name="notification_once")
+            models.UniqueConstraint(
+                fields=["user", "kind", "key"],
+                condition=models.Q(channel="email"),
+                name="email_once",
+            ),
+            models.UniqueConstraint(
+                fields=["subscription", "kind", "key"],
+                condition=models.Q(channel="push"),
+                name="push_once",
+            ),
         ]
         indexes = [models.Index(fields=["sent_at"])]
 
     def __str__(self):
-        return f"{self.kind} for {self.user} ({self.key})"
+        return f"{self.kind} {self.channel} for {self.user} ({self.key})"
 
 
 class WorkerHeartbeat(models.Model):

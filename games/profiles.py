@@ -8,6 +8,7 @@ from accounts.addresses import email_banner
 from accounts.blocks import blocks
 from accounts.forms import HolidayForm, PreferencesForm, TokenForm
 from accounts.models import User
+from accounts.push import device_name
 from ratings.queries import profile_rating
 
 from .jobs import email_undeliverable
@@ -35,4 +36,13 @@ def profile(request, username):
         context["token_form"] = TokenForm()
         context["holidays"] = person.holidays.all()
         context["holiday_form"] = HolidayForm()
+        context["devices"] = [
+            {
+                "id": d.pk,
+                "name": device_name(d.user_agent),
+                "created_at": d.created_at,
+                "last_success_at": d.last_success_at,
+            }
+            for d in person.push_subscriptions.all()
+        ]
     return render(request, "accounts/profile.html", context)

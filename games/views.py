@@ -43,7 +43,10 @@ def home(request):
         "computer_form": ComputerGameForm(),
         "email_banner": email_banner(request.user),
     }
-    return render(request, "games/lobby.html", context)
+    response = render(request, "games/lobby.html", context)
+    # the service worker keeps a copy of this page to show without a connection (sw.js)
+    response["X-Offline-Copy"] = "lobby"
+    return response
 
 
 @login_required

@@ -22,6 +22,15 @@ Environment variables (all optional; the defaults serve a developer's machine):
     RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
     BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
+    VAPID_PRIVATE_KEY     the push notifications' signing key (manage.py vapid_keys makes
+                          one); unset: no push, except with the development key, from which
+                          DJANGO_DEBUG=1 and the test suite derive one
+    VAPID_OLD_PRIVATE_KEYS  comma-separated retired keys, still signing for the devices
+                          subscribed with them until they subscribe again (docs/operations.md)
+    VAPID_SUBJECT         how push services reach the operator; default mailto: of
+                          DEFAULT_FROM_EMAIL's address
+    PUSH_SERVICE_HOSTS    comma-separated host suffixes a push endpoint may have; default the
+                          browsers' push services (Google, Mozilla, Apple, Microsoft)
 """
 
 import sys
@@ -105,6 +114,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.waiting_count",
                 "games.context_processors.words",
+                "games.context_processors.push_key",
             ],
         },
     },
@@ -278,6 +288,23 @@ vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@localhost>")
 # Where the site lives, for links in emails.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+
+# Web push (shanghaien/lib/webpush.py). The server posts only to endpoints of these push
+# services, over https; with DJANGO_DEBUG=1 (and in the tests) also to http://127.0.0.1
+# and http://localhost, where a test's own push service listens.
+VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")
+VAPID_OLD_PRIVATE_KEYS = env.list("VAPID_OLD_PRIVATE_KEYS", default=[])
+VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="")
+PUSH_SERVICE_HOSTS = env.list(
+    "PUSH_SERVICE_HOSTS",
+    default=[
+        "fcm.googleapis.com",  # Chrome, Edge on Android, Samsung Internet, Opera
+        "push.services.mozilla.com",  # Firefox
+        "push.apple.com",  # Safari, and apps on the home screen of an iPhone or iPad
+        "notify.windows.com",  # Edge on Windows
+    ],
+)
+PUSH_ALLOW_LOCAL_ENDPOINTS = DEBUG
 # The scheme of the links in allauth's emails (confirmation, password reset).
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "http"
 
@@ -337,6 +364,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": ["'self'", "data:"],
         # 'self' covers ws:// and wss:// to this same host (CSP level 3), and only those
         "connect-src": ["'self'"],
+        # the web app manifest and the service worker (/sw.js), from this site only
+        "manifest-src": ["'self'"],
+        "worker-src": ["'self'"],
         "frame-ancestors": ["'none'"],
         "base-uri": ["'self'"],
         "form-action": ["'self'"],

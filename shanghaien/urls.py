@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from accounts.api import not_found
 from accounts.views import too_many_requests
 
+from . import pwa
 from .health import healthz
 
 # The admin's log in is allauth's: throttled, and with the second factor (staff need one,
@@ -24,6 +25,10 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # browsers ask for this path whatever the page says: the site's icon
     path("favicon.ico", favicon),
+    # the installable app: at the root, so that the worker's scope is the whole site
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("offline/", pwa.offline, name="offline"),
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("ratings.urls")),

@@ -29,8 +29,19 @@ def production_env(**more):
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_ALLOWED_HOSTS": "play.example.org",
         "DJANGO_STATIC_MANIFEST": "1",
+        "VAPID_PRIVATE_KEY": new_vapid_key(),
         **more,
     }
+
+
+def new_vapid_key() -> str:
+    from py_vapid import Vapid02
+
+    from shanghaien.lib.webpush import b64url
+
+    vapid = Vapid02()
+    vapid.generate_keys()
+    return b64url(vapid.private_key.private_numbers().private_value.to_bytes(32, "big"))
 
 
 def test_check_deploy_reports_nothing_under_production_settings():
@@ -88,6 +99,12 @@ def test_check_deploy_refuses_the_development_key():
     result = run_manage("check", "--deploy", env=env)
     assert result.returncode != 0
     assert "shanghaien.E001" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("key, found", [("", "shanghaien.W001"), ("not-a-key", "shanghaien.E002")])
+def test_check_deploy_asks_for_a_push_key(key, found):
+    result = run_manage("check", "--deploy", env=production_env(VAPID_PRIVATE_KEY=key))
+    assert found in result.stderr + result.stdout
 
 
 @pytest.mark.django_db

@@ -14,6 +14,7 @@ import {
   tavernHtml,
   trickPanelHtml,
 } from "./board-render.js";
+import { offerAfterMove } from "./push.js";
 import { markNew, sinceHtml, sinceLine } from "./since.js";
 import { botMark, esc, html, nameHtml, raw, t } from "./words.js";
 
@@ -187,6 +188,7 @@ function onMessage(message, socket) {
   } else if (message.type === "ack") {
     if (message.client_id !== ui.pending) return;
     ui.pending = null;
+    offerAfterMove().catch(() => {}); // the one offer of notifications here, after a move
     if (message.version > ui.game.version) return; // the new state is on its way
   } else if (message.type === "error") {
     if (message.client_id && message.client_id === ui.pending) ui.pending = null;

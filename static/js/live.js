@@ -1,5 +1,6 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
 // for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
+import { keepCurrent } from "./push.js";
 import { t } from "./words.js";
 
 const RETRY_MAX_MS = 30000;
@@ -91,4 +92,6 @@ if (document.body.dataset.user) {
     if ("your_turn" in message) showWaiting(message.your_turn);
     if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
   });
+  // this browser's push subscription, if the player has one here, stays known to the server
+  keepCurrent(document.body.dataset.pushKey).catch((error) => console.error("push:", error));
 }

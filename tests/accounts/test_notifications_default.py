@@ -39,9 +39,12 @@ SUBJECTS = {
 LINK = re.compile(r"<(https?://\S+/accounts/unsubscribe/\S+/)>")
 
 
-def preferences(user) -> dict:
+TIMEOUTS = (*PREFERENCES, "email_timeouts")
+
+
+def preferences(user, names=PREFERENCES) -> dict:
     user.refresh_from_db()
-    return {name: getattr(user, name) for name in PREFERENCES}
+    return {name: getattr(user, name) for name in names}
 
 
 def new_player(name: str) -> User:
@@ -241,20 +244,32 @@ def test_a_mail_clients_one_click_post_needs_no_session_and_no_csrf_token():
     assert preferences(bernd)["email_on_turn"]
 
 
-def test_the_timeout_emails_link_turns_off_the_turn_emails(clocked, traveller):
+def test_the_timeout_emails_link_turns_off_the_timeout_emails(clocked, traveller):
     late = clocked.to_move
     traveller.move_to(START + 5 * DAY + DAY / 2)
     run_worker()
     assert list(Notification.objects.values_list("kind", flat=True)) == ["timeout"] * 2
     message = email_of("timeout", late)
-    assert "always sent" in message.body  # the email says it cannot be turned off
+    assert "won or lost on time" in message.body  # the footer names what the link stops
     path = one_click_link(message)
-    before = preferences(late)
+    before = preferences(late, TIMEOUTS)
     page = Client().get(path).content.decode()
-    assert "your turn" in page and "always sent" in page
-    assert preferences(late) == before
+    assert "won or lost on time?" in page
+    assert preferences(late, TIMEOUTS) == before
     Client().post(path)
-    assert preferences(late) == {**before, "email_on_turn": False}
+    assert preferences(late, TIMEOUTS) == {**before, "email_timeouts": False}
+
+
+def test_a_timeout_link_of_the_earlier_release_still_turns_off_the_turn_emails(clocked):
+    """Emails already in inboxes carry links signed "turn": they keep doing what they said."""
+    late = clocked.to_move
+    token = signing.Signer(salt=UNSUBSCRIBE_SALT).sign_object([late.pk, "turn"])
+    Client().post(f"/accounts/unsubscribe/{token}/")
+    assert preferences(late, TIMEOUTS) == {
+        **DEFAULTS,
+        "email_timeouts": True,
+        "email_on_turn": False,
+    }
 
 
 def test_every_email_of_ours_has_the_one_click_headers(traveller):

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accounts.holidays import do_declare_holiday
-from accounts.models import Holiday
+from accounts.models import Holiday, PushSubscription
 from accounts.tokens import do_issue_token
 from games import rules
 from games.models import ChatMessage, Command, Game, Invitation
@@ -29,6 +29,7 @@ from games.rules.commands import COMMAND_TYPES
 from games.services import chat, commands
 from shanghaien.lib.errors import ServiceError
 
+from ..helpers.push_service import Device
 from .account_forms import ACCOUNT_FORMS, plan_account_form
 from .forms import BOUNDARY, NAMES, form_post, mostly, path_part
 from .gets import GET_PAGES, get_path
@@ -372,6 +373,44 @@ def plan_holiday_cancel(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/holidays/{holiday}/cancel/", draw(mutated({})))
 
 
+# Two browsers' keys and endpoints, at push services and elsewhere.
+DEVICES = [Device(), Device()]
+ENDPOINTS_AT = [
+    "https://fcm.googleapis.com/fcm/send/fuzz-1",
+    "https://updates.push.services.mozilla.com/wpush/v2/fuzz-2",
+    "https://fcm.googleapis.com.example/x",
+    "http://127.0.0.1:9/push",
+    "https://169.254.169.254/latest/meta-data/",
+]
+
+
+def plan_push_subscribe(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "anna-token", "bernd"))
+    device = pick(draw, DEVICES)
+    body = device.subscription(draw(mostly(st.sampled_from(ENDPOINTS_AT[:2]), hostile_text)))
+    extra = [*ENDPOINTS_AT, DEVICES[0].p256dh, DEVICES[1].p256dh, None]
+    return api_request(draw, world, who, "/api/push/subscriptions/", draw(mutated(body, extra)))
+
+
+def plan_push_remove(world: World, draw) -> Request:
+    anna = world.players["anna"]
+    if not PushSubscription.objects.filter(user=anna).exists():
+        subscription = DEVICES[0].subscription(ENDPOINTS_AT[0])
+        PushSubscription.objects.create(
+            user=anna,
+            endpoint=subscription["endpoint"],
+            p256dh=subscription["keys"]["p256dh"],
+            auth=subscription["keys"]["auth"],
+            vapid_key="fuzz",
+        )
+        world.known = None
+    who = draw(who_strategy("anna", "anna-token", "bernd"))
+    ids = list(PushSubscription.objects.values_list("pk", flat=True))
+    device = draw(path_part(ids))
+    path = f"/api/push/subscriptions/{device}/remove/"
+    return api_request(draw, world, who, path, draw(mutated({})))
+
+
 ENDPOINTS = {
     "chat": plan_chat,
     "invite": plan_invite,
@@ -383,6 +422,8 @@ ENDPOINTS = {
     "unblock": plan_unblock,
     "holiday": plan_holiday,
     "cancel_holiday": plan_holiday_cancel,
+    "push_subscribe": plan_push_subscribe,
+    "push_remove": plan_push_remove,
 }
 
 

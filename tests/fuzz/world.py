@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from accounts.models import ApiToken, Block, Holiday, User
+from accounts.models import ApiToken, Block, Holiday, PushSubscription, User
 from games.models import ChatMessage, Command, Event, Game, Invitation, Notification, Seat
 from games.services import commands, invitations
 from moderation.models import Report
@@ -52,6 +52,7 @@ TABLES = {
     "reports": (Report, ("reporter_id", "game_id", "message_id", "reason", "status")),
     "blocks": (Block, ("user_id", "blocked_id")),
     "holidays": (Holiday, ("user_id", "start", "end")),
+    "push_devices": (PushSubscription, ("user_id", "endpoint", "p256dh", "auth", "vapid_key")),
     # not last_used_at: authenticating by a token notes when, refused or not
     "tokens": (ApiToken, ("user_id", "name", "digest")),
     "users": (
@@ -69,7 +70,7 @@ TABLES = {
             "is_active",
         ),
     ),
-    "notifications": (Notification, ("user_id", "kind", "key")),
+    "notifications": (Notification, ("user_id", "kind", "key", "channel", "subscription_id")),
     "ratings": (PlayerRating, ("user_id", "rating", "games")),
     "rating_changes": (RatingChange, ("rating_after",)),
 }
