@@ -77,16 +77,16 @@ def push_service():
     server.server_close()
 
 
-def play_until_turn_of(game_id: int, user) -> None:
-    """Legal moves of the other player through the services, until it is ``user``'s turn."""
+def play_until(game_id: int, done) -> None:
+    """Legal moves of whoever is to move, through the services, until ``done(game)``."""
     from games import rules
     from games.models import Game
     from games.services import commands
 
-    rng = random.Random(7)
+    rng = random.Random(game_id)
     while True:
         game = Game.objects.get(pk=game_id)
-        if game.to_move_id == user.pk or game.status != Game.Status.ACTIVE:
+        if done(game) or game.status != Game.Status.ACTIVE:
             return
         state = game.rules_state()
         mover = game.seats.get(seat=state.turn).user
@@ -94,19 +94,12 @@ def play_until_turn_of(game_id: int, user) -> None:
         commands.do_command(game.pk, mover, command, game.version, str(uuid.uuid4()))
 
 
-def finish_turn_of(game_id: int, user) -> None:
-    from games import rules
-    from games.models import Game
-    from games.services import commands
+def turn_of(user):
+    return lambda game: game.to_move_id == user.pk
 
-    rng = random.Random(11)
-    while True:
-        game = Game.objects.get(pk=game_id)
-        if game.to_move_id != user.pk or game.status != Game.Status.ACTIVE:
-            return
-        state = game.rules_state()
-        command = rules.random_command(state, state.turn, rng)
-        commands.do_command(game.pk, user, command, game.version, str(uuid.uuid4()))
+
+def not_turn_of(user):
+    return lambda game: game.to_move_id != user.pk
 
 
 def wait_for(check, timeout=15.0):
@@ -147,7 +140,7 @@ def test_a_player_turns_push_on_and_the_worker_delivers_your_turn(
     olga = in_thread(django_user_model.objects.create_user, "olga", password="x")
     invitation = in_thread(invitations.do_invite, olga, to="nora")
     game = in_thread(invitations.do_accept_invitation, invitation.pk, nora)
-    in_thread(play_until_turn_of, game.pk, nora)
+    in_thread(play_until, game.pk, turn_of(nora))
 
     device = Device()
     context = browser.new_context(**PHONE)
@@ -207,8 +200,8 @@ def test_a_player_turns_push_on_and_the_worker_delivers_your_turn(
     screenshot(page, "push-profile-on-again")
 
     # Nora's turn ends, olga moves, and the worker pushes "your turn" to nora's phone.
-    in_thread(finish_turn_of, game.pk, nora)
-    in_thread(play_until_turn_of, game.pk, nora)
+    in_thread(play_until, game.pk, not_turn_of(nora))
+    in_thread(play_until, game.pk, turn_of(nora))
     said = run_worker_once()
     assert "pushes: 1" in said, said
     (received,) = push_service.to("nora")
