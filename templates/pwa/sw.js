@@ -35,8 +35,9 @@ self.addEventListener("activate", (event) => {
       const names = await caches.keys();
       const old = names.filter((name) => name.startsWith(SHELL_PREFIX) && name !== SHELL_CACHE);
       await Promise.all(old.map((name) => caches.delete(name)));
-      // the page's request starts while the worker wakes up, rather than after
-      if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
+      // No navigation preload: a page's request is the worker's own fetch, one path to
+      // reason about (a worker of an earlier release may have turned it on).
+      if (self.registration.navigationPreload) await self.registration.navigationPreload.disable();
       await self.clients.claim();
     })(),
   );
@@ -62,7 +63,7 @@ async function shellFile(request, url) {
 async function page(event, url) {
   const isLobby = url.pathname === CONFIG.lobby;
   try {
-    const response = (await event.preloadResponse) || (await fetch(event.request));
+    const response = await fetch(event.request);
     if (isLobby) event.waitUntil(keepLobby(response.clone()).catch(() => {}));
     return response;
   } catch (error) {
