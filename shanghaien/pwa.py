@@ -130,15 +130,16 @@ def precache_urls() -> list[str]:
 
 
 def worker_version(config: dict, template_source: str) -> str:
-    """Changes with the list the worker keeps, its words, its own code, the language of
-    the offline page it keeps and the content of the files: any of them installs anew.
-    (Without hashed names a changed file keeps its URL, and only its content tells.)"""
+    """Changes with the list the worker keeps, its own code and the content of the files:
+    any of them installs anew (a deploy). It is the same for every visitor: a new worker
+    while pages are open is a deploy's, never a login's or a language's. (Without hashed
+    names a changed file keeps its URL, and only its content tells.)"""
     files = [
         hashlib.sha256(served_content(url) or b"").hexdigest()
         for url in config.get("precache", ())
         if url.startswith(settings.STATIC_URL)
     ]
-    parts = [json.dumps(config, sort_keys=True), template_source, get_language() or "", *files]
+    parts = [json.dumps(config, sort_keys=True), template_source, *files]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
@@ -156,15 +157,16 @@ def service_worker(request):
         "lobby": reverse("home"),
         "icon": static("img/icon-192.png"),
         "badge": static("img/badge-96.png"),
-        # a push whose message cannot be read still says something true
-        "fallback": {"title": NAME, "body": _("Something has changed in your games.")},
+        # A push whose message cannot be read shows the site's name. No words here: the
+        # worker is the same for every visitor and language, so that logging in or
+        # changing the language never installs a new worker under an open page.
+        "fallback": {"title": NAME, "body": ""},
     }
     config["version"] = worker_version(config, template.template.source)
     body = template.render({"config": mark_safe(_javascript_json(config))})
     response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
     # the browser checks for a new worker at every visit: never an old copy
     patch_cache_control(response, no_cache=True)
-    patch_vary_headers(response, ("Accept-Language", "Cookie"))
     return response
 
 

@@ -162,7 +162,7 @@ def test_the_worker_is_served_from_the_root_and_never_from_an_old_copy(client):
     config = worker_config(response)
     assert re.fullmatch(r"[0-9a-f]{16}", config["version"])
     assert config["offline"] == "/offline/" and config["lobby"] == "/"
-    assert config["fallback"]["title"] and config["fallback"]["body"]
+    assert config["fallback"] == {"title": "Shanghaien", "body": ""}
     assert {config["icon"], config["badge"]} <= set(config["precache"])
 
 
@@ -201,7 +201,7 @@ def test_the_worker_keeps_every_file_the_lobby_and_the_offline_page_load(clients
     assert needed <= precache, needed - precache
 
 
-def test_the_version_follows_the_list_the_code_the_language_and_the_files(monkeypatch):
+def test_the_version_follows_the_list_the_code_and_the_files(monkeypatch):
     config = {"precache": ["/offline/", "/static/css/site.css"]}
     version = pwa.worker_version(config, "// the worker")
     assert pwa.worker_version(dict(config), "// the worker") == version  # stable
@@ -210,8 +210,8 @@ def test_the_version_follows_the_list_the_code_the_language_and_the_files(monkey
     assert pwa.worker_version(config, "// the worker, changed") != version
     from django.utils import translation
 
-    with translation.override("fr"):
-        assert pwa.worker_version(config, "// the worker") != version
+    with translation.override("fr"):  # the same worker in every language
+        assert pwa.worker_version(config, "// the worker") == version
     # a file changed under the same name (no hashed names without collectstatic)
     monkeypatch.setattr(pwa, "served_content", lambda url: b"body { color: red }")
     assert pwa.worker_version(config, "// the worker") != version
@@ -295,3 +295,17 @@ def test_every_page_links_the_manifest_and_the_banner_in_its_words(client, clien
         assert '<script type="module" src="/static/js/pwa.js"></script>' in page
         banner = re.search(r'<div id="offline-banner"[^>]*>(.*?)</div>', page, re.S).group(1)
         assert banner.count("hidden>") == 2 and "<time></time>" in banner
+
+
+@pytest.mark.django_db
+def test_the_worker_is_the_same_for_every_visitor_and_language(client, players):
+    """A different worker for a logged-in player, or another language, would install a
+    new worker under the open page at every login: it is byte for byte the same."""
+    anonymous = client.get("/sw.js", HTTP_ACCEPT_LANGUAGE="it").content
+    anna = players["anna"]
+    anna.language = "de"
+    anna.save()
+    player = Client()
+    player.force_login(anna)
+    assert player.get("/sw.js", HTTP_ACCEPT_LANGUAGE="fr").content == anonymous
+    assert client.get("/sw.js", HTTP_ACCEPT_LANGUAGE="en").content == anonymous
