@@ -125,9 +125,13 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         "created_at",
         "last_move_at",
         "finished_at",
+        "fair_commitment",
+        "client_seeds",
+        "server_seed",
         "timeline",
     )
-    exclude = ("state",)
+    # The snapshot and the server's seed hold the deck and every die to come.
+    exclude = ("state", "fair_seed", "fair_position")
     inlines = [SeatInline, EventInline]
 
     def has_add_permission(self, request):
@@ -135,6 +139,13 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="server seed")
+    def server_seed(self, game):
+        """Revealed once the game is over, as to the players (docs/fairness.md)."""
+        if not game.fair_seed:
+            return "-"
+        return game.fair_seed if redaction.game_is_over(game) else redaction.hidden_text()
 
     @admin.display(description="What happened")
     def timeline(self, game):
@@ -213,6 +224,9 @@ class InvitationAdmin(NoSecretLookups, admin.ModelAdmin):
     list_select_related = ("from_user", "to_user")
     raw_id_fields = ("from_user", "to_user", "game")
     search_fields = ("from_user__username", "to_user__username")
+    # The server's seed becomes the game's: shown with the game once it is over, never here.
+    exclude = ("fair_seed",)
+    readonly_fields = ("fair_commitment", "client_seed")
 
 
 @admin.register(Command)

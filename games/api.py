@@ -18,7 +18,7 @@ from .services import invitations as invites
 def invitations(request):
     if request.method == "POST":
         data = request.data
-        only_fields(data, {"to", "extra_wild", "days_per_move", "message", "rated"})
+        only_fields(data, {"to", "extra_wild", "days_per_move", "message", "rated", "client_seed"})
         invitation = invites.do_invite(
             request.user,
             to=field(data, "to"),
@@ -26,6 +26,7 @@ def invitations(request):
             days_per_move=field(data, "days_per_move", 3),
             message=field(data, "message", ""),
             rated=field(data, "rated", True),
+            client_seed=field(data, "client_seed", ""),
         )
         return JsonResponse(invitation_json(invitation), status=201)
     lists = queries.invitations_for(request.user)
@@ -34,7 +35,9 @@ def invitations(request):
 
 @json_api("POST")
 def invitation_accept(request, pk):
-    game = invites.do_accept_invitation(pk, request.user)
+    only_fields(request.data, {"client_seed"})
+    seed = field(request.data, "client_seed", "")
+    game = invites.do_accept_invitation(pk, request.user, client_seed=seed)
     return JsonResponse({"game": game.pk}, status=201)
 
 
@@ -85,7 +88,9 @@ def game_extend(request, pk):
 
 @json_api("POST")
 def game_rematch(request, pk):
-    return JsonResponse(invitation_json(invites.do_rematch(pk, request.user)), status=201)
+    only_fields(request.data, {"client_seed"})
+    seed = field(request.data, "client_seed", "")
+    return JsonResponse(invitation_json(invites.do_rematch(pk, request.user, seed)), status=201)
 
 
 @gzip_page

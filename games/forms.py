@@ -4,6 +4,22 @@ from django.utils.translation import gettext_lazy as _
 from .models import DAYS_PER_MOVE_CHOICES
 
 
+def client_seed_field():
+    """The player's seed for the dice (docs/fairness.md): typed, or the browser's random
+    one (static/js/seeds.js fills an empty field when the form is sent)."""
+    return forms.CharField(
+        label=_("Your seed for the dice"),
+        required=False,
+        strip=False,
+        max_length=64,
+        help_text=_(
+            "Optional: any text of up to 64 characters, mixed into the shuffle and the dice. "
+            "Left empty, your browser picks a random one."
+        ),
+        widget=forms.TextInput(attrs={"data-client-seed": "", "autocomplete": "off"}),
+    )
+
+
 class InvitationForm(forms.Form):
     to = forms.CharField(
         label=_("Invite"),
@@ -12,6 +28,7 @@ class InvitationForm(forms.Form):
         help_text=_("A username; leave empty for an open invitation anyone may accept."),
     )
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
+    client_seed = client_seed_field()
     days_per_move = forms.TypedChoiceField(
         label=_("Days per move"), choices=DAYS_PER_MOVE_CHOICES, coerce=int, initial=3
     )
@@ -22,6 +39,7 @@ class InvitationForm(forms.Form):
         initial=True,
         help_text=_("The result changes both players' ratings; untick for a casual game."),
     )
+    client_seed = client_seed_field()
 
 
 class ComputerGameForm(forms.Form):
@@ -38,3 +56,4 @@ class ComputerGameForm(forms.Form):
         widget=forms.RadioSelect,
     )
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
+    client_seed = client_seed_field()

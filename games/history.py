@@ -15,6 +15,8 @@ from shanghaien.lib.errors import Conflict, Forbidden, NotFound
 from . import rules
 from .access import Seating
 from .models import Game
+from .rules.records import check_fairness
+from .serializers import fairness_json
 from .words import event_line, outcome_sentence
 
 EXPORT_FORMAT = "shanghaien-game"
@@ -93,6 +95,15 @@ def _without_moves(view: dict) -> dict:
     return view
 
 
+def verified_fair(seating: Seating) -> bool | None:
+    """For a game that is over and has seeds: whether its log is what they give
+    (``docs/fairness.md``); None where there is nothing to check."""
+    game = seating.game
+    if not game.fair_seed or game.status == Game.Status.ACTIVE:
+        return None
+    return check_fairness(export(seating)) is None
+
+
 def export(seating: Seating) -> dict:
     """The whole log of a game that is over, deck order included, with its recorded result."""
     game = seating.game
@@ -120,4 +131,5 @@ def export(seating: Seating) -> dict:
             {"seq": e.seq, "at": e.created_at.isoformat(), "event": e.as_rules_event()}
             for e in game.events.order_by("seq")
         ],
+        **({"fairness": fairness} if (fairness := fairness_json(game)) else {}),
     }

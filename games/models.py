@@ -64,6 +64,14 @@ class Game(models.Model):
         null=True, blank=True, help_text=_("before holidays of the player to move are added")
     )
     extended = models.BooleanField(default=False, help_text=_("an extra day was granted this turn"))
+    # Provably fair randomness (games/rules/fairness.py, docs/fairness.md): the server's
+    # seed, secret until the game is over, its published SHA-256, both players' seeds
+    # (seat 0's first), and how many words of the stream the game has taken. A game from
+    # before the scheme has no seed and draws from the system's randomness.
+    fair_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
+    fair_commitment = models.CharField(max_length=64, blank=True, default="", db_default="")
+    client_seeds = models.JSONField(default=list, blank=True)
+    fair_position = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
@@ -175,6 +183,11 @@ class Invitation(models.Model):
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
     rated = models.BooleanField(default=True, help_text=_("a rated game, or a casual one"))
     message = models.CharField(max_length=300, blank=True)
+    # The server's seed for the game (secret until the game is over), its SHA-256 (shown
+    # with the invitation) and the inviter's seed: games/rules/fairness.py.
+    fair_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
+    fair_commitment = models.CharField(max_length=64, blank=True, default="", db_default="")
+    client_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     game = models.OneToOneField(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="invitation"

@@ -19,10 +19,16 @@ SECRET_FIELDS: dict[str, frozenset[str]] = {
     "game_started": frozenset({"deck"}),
 }
 
-# Model fields that hold those secrets, by model label: the payloads themselves, and
-# the snapshot of the state (which holds the rest of the deck).
+# Model fields that hold those secrets, by model label: the payloads themselves, the
+# snapshot of the state (which holds the rest of the deck), and the seeds they come from.
 SECRET_COLUMNS: frozenset[tuple[str, str]] = frozenset(
-    {("games.event", "payload"), ("games.game", "state")}
+    {
+        ("games.event", "payload"),
+        ("games.game", "state"),
+        # the server's seed of the dice (rules/fairness.py): it gives every deck and die
+        ("games.game", "fair_seed"),
+        ("games.invitation", "fair_seed"),
+    }
 )
 
 

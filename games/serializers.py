@@ -15,6 +15,7 @@ from . import rules
 from .access import Seating, seating
 from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
+from .rules import fairness
 from .words import describe_events, outcome_sentence, round_start_line, shared_out
 
 RECENT_COMMANDS = 6
@@ -249,8 +250,25 @@ def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
         "clock": clock_json(seating, reads),
         "rematch": rematch_json(seating, reads.rematch),
         "chat": [chat_json(m, me.pk) for m in reads.chat],
+        "fairness": fairness_json(game),
         "view": view,
     }
+
+
+def fairness_json(game: Game) -> dict | None:
+    """How to check the game's deck and dice (``docs/fairness.md``): the commitment and
+    both players' seeds from the start, the server's seed once the game is over. None for
+    a game from before the scheme."""
+    if not game.fair_seed:
+        return None
+    data = {
+        "scheme": fairness.SCHEME,
+        "commitment": game.fair_commitment,
+        "client_seeds": list(game.client_seeds),
+    }
+    if game.status != Game.Status.ACTIVE:
+        data["server_seed"] = game.fair_seed
+    return data
 
 
 def recent_chat(game: Game) -> list:
@@ -380,6 +398,8 @@ def invitation_json(invitation: Invitation) -> dict:
         "days_per_move": invitation.days_per_move,
         "rated": invitation.rated,
         "message": invitation.message,
+        "commitment": invitation.fair_commitment or None,  # its server seed stays secret
+        "client_seed": invitation.client_seed,
         "status": invitation.status,
         "game": invitation.game_id,
         "rematch_of": invitation.rematch_of_id,

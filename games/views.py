@@ -70,7 +70,8 @@ def invite(request):
             request.user,
             to=form.cleaned_data["to"] or None,
             **{
-                k: form.cleaned_data[k] for k in ("extra_wild", "days_per_move", "message", "rated")
+                k: form.cleaned_data[k]
+                for k in ("extra_wild", "days_per_move", "message", "rated", "client_seed")
             },
         )
     except RateLimited as error:
@@ -95,7 +96,10 @@ def play_computer(request):
     bot = queries.bot_of_level(form.cleaned_data["level"])
     try:
         invitation = invitations.do_invite(
-            request.user, to=bot.username, extra_wild=form.cleaned_data["extra_wild"]
+            request.user,
+            to=bot.username,
+            extra_wild=form.cleaned_data["extra_wild"],
+            client_seed=form.cleaned_data["client_seed"],
         )
     except RateLimited as error:
         return rate_limited_page(request, error, reverse("home"))
@@ -116,7 +120,10 @@ def answer_invitation(request, pk, answer):
     if answer not in actions:
         raise Http404("No such answer.")
     try:
-        result = actions[answer](pk, request.user)
+        if answer == "accept":  # with the player's seed for the dice (docs/fairness.md)
+            result = actions[answer](pk, request.user, request.POST.get("client_seed", ""))
+        else:
+            result = actions[answer](pk, request.user)
     except ServiceError as error:
         messages.error(request, error.message)
         return redirect("home")
@@ -200,6 +207,7 @@ def replay(request, pk):
         "other_side": data["players"]["opponent"] if over else None,
         "bots": {side: levels[name] for side, name in data["players"].items()},
         "analysis": analysis.replay_analysis(found, _seat_of(data), seating.names),
+        "verified_fair": history.verified_fair(seating),
         "analysis_source": reverse("replay_analysis", args=[found.pk]) + query,
     }
     return render(request, "games/replay.html", context)

@@ -8,6 +8,7 @@ from accounts.api import not_found
 from accounts.views import too_many_requests
 
 from . import pwa
+from .fairness_page import fairness_page
 from .health import healthz
 
 # The admin's log in is allauth's: throttled, and with the second factor (staff need one,
@@ -29,6 +30,8 @@ urlpatterns = [
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("sw.js", pwa.service_worker, name="service_worker"),
     path("offline/", pwa.offline, name="offline"),
+    # how the deck and the dice are made fair, with the checker to download: for everyone
+    path("fairness/", fairness_page, name="fairness"),
     path("admin/", admin.site.urls),
     path("", include("accounts.urls")),
     path("", include("ratings.urls")),

@@ -17,6 +17,10 @@ entries with missing keys or values of the wrong type, unknown event types) is r
 with a sentence, never with an exception. ``Check.bad_seq`` names the first event that
 is malformed, illegal or not what the rules make of it.
 
+A record with a revealed ``fairness`` object (``docs/fairness.md``) is also held to its
+seeds: the commitment must be the SHA-256 of the server seed, and the deck, the first
+player and every die must be what the stream of the seeds gives (``check_fairness``).
+
 From the command line (prints the replayed result and every problem; exits 1 on any
 problem, also for a file that cannot be read or is not JSON)::
 
@@ -31,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import fairness
+from .cards import DECK
 from .engine import SYSTEM_ENDINGS, Event, decide, end_game, evolve, new_game
 from .errors import IllegalCommand
 from .state import PLACEMENT, SEATS, GameState
@@ -79,15 +85,19 @@ def _check(record: Any) -> Check:
         found.append(numbering)
     malformed = _first_malformed(entries)
     end = malformed[0] if malformed else len(entries)
+    unfair = _fairness(record.get("fairness"), entries[:end])
+    if unfair is not None:
+        found.append(unfair)
     state, illegal = _derive([entry["event"] for entry in entries[:end]])
     if illegal is not None:
         index, sentence = illegal
         found.append((index, f"{_label(entries, index)}: {sentence}"))
     elif malformed is not None:
         found.append(malformed)
-    bad_seq = _seq_of(entries, min(index for index, _ in found)) if found else None
+    found.sort(key=lambda pair: pair[0])
+    bad_seq = _seq_of(entries, found[0][0]) if found and found[0][0] >= 0 else None
     problems = [sentence for _, sentence in found]
-    if illegal is not None or malformed is not None:
+    if illegal is not None or malformed is not None or unfair is not None:
         return Check(False, tuple(problems), {}, bad_seq)
     if state is None or state.result is None:
         problems.append("the events do not reach the end of the game")
@@ -113,6 +123,60 @@ def _check(record: Any) -> Check:
     if variant is not None and not _same(variant, state.extra_wild):
         problems.append("the variant differs from the game's first event")
     return Check(not problems, tuple(problems), replayed, bad_seq)
+
+
+# -- the seeds (docs/fairness.md) ------------------------------------------------------
+
+
+def check_fairness(record: dict) -> str | None:
+    """Whether a record's deck, first player and dice are what its revealed seeds give:
+    None if they are (or nothing is revealed), else where they depart, in a sentence."""
+    try:
+        found = _fairness(record.get("fairness"), record["events"])
+    except Exception as error:  # untrusted input: refuse in words, never raise
+        return f"the record cannot be checked: {error!r}"
+    return None if found is None else found[1]
+
+
+def _fairness(fair: Any, entries: list) -> tuple[int, str] | None:
+    """Where the log departs from what the revealed seeds give: (index, sentence), with
+    index -1 for the seeds themselves; None when it does not, or nothing is revealed."""
+    if fair is None:
+        return None
+    if not isinstance(fair, dict) or fair.get("scheme") != fairness.SCHEME:
+        return -1, f"the fairness object is not of the scheme {fairness.SCHEME}"
+    seed, seeds = fair.get("server_seed"), fair.get("client_seeds")
+    if seed is None:
+        return None  # the game is not over: nothing to check yet
+    try:
+        key = bytes.fromhex(seed)
+    except (TypeError, ValueError):
+        return -1, "the server seed is not hexadecimal"
+    if not (isinstance(seeds, list) and len(seeds) == 2 and all(isinstance(s, str) for s in seeds)):
+        return -1, "client_seeds is not a list of two strings"
+    if fairness.commitment(key) != fair.get("commitment"):
+        return -1, "the commitment does not match the server seed"
+    stream = fairness.Stream(key, seeds)
+    for index, entry in enumerate(entries):
+        event = entry["event"]
+        if event["type"] == "game_started":
+            deck = list(DECK)  # the 48 cards, whatever the record holds
+            stream.shuffle(deck)
+            for position, (got, expected) in enumerate(zip(event["deck"], deck, strict=False)):
+                if got != expected:
+                    where = f"{_label(entries, index)}: the deck differs from the seeds"
+                    return index, f"{where} at position {position}"
+            first = stream.draw(2)
+            if event["first_player"] != first:
+                label, recorded = _label(entries, index), event["first_player"]
+                return index, f"{label}: the first player is {recorded}, the seeds give {first}"
+        elif event["type"] == "rolled":
+            for die, value in enumerate(event["dice"]):
+                expected = stream.draw(6) + 1
+                if value != expected:
+                    label = _label(entries, index)
+                    return index, f"{label}: die {die} is {value}, the seeds give {expected}"
+    return None
 
 
 # The server's game status for each way a game ends; any other reason is "finished".

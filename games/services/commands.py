@@ -81,8 +81,9 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
                 "stale_version", message % {"version": game.version, "expected": expected_version}
             )
         state = game.rules_state()
+        stream = game_log.stream_of(game)
         try:
-            events = rules.decide(state, seat, command, game_log.rng)
+            events = rules.decide(state, seat, command, stream)
         except rules.IllegalCommand as error:
             applied = Command.objects.filter(game=game, client_id=client_id).first()
             if applied is not None:  # a reused client_id says so before the rules do
@@ -95,6 +96,7 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         game_log.append_events(game, events, seat=seat)
         change = game_log.store_state(game, state, seating.players, now)
         game.last_move_at = now
+        game_log.keep_position(game, stream)
         game_log.save_game(game)
         game_log.record_command(game, seat, client_id, command)
         if change.turn_began:

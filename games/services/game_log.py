@@ -14,9 +14,29 @@ from shanghaien.lib.prepared import insert_rows, update_row
 
 from .. import rules
 from ..models import Command, Event, Game
+from ..rules import fairness
 
-# Dice and shuffles come from the operating system's randomness, never from a stored seed.
+# A game from before provably fair dice (no seed) draws from the operating system's
+# randomness; every other game from its seeds (rules/fairness.py).
 rng = secrets.SystemRandom()
+
+
+def new_server_seed() -> str:
+    """A secret seed for the next game, 32 bytes from the operating system, in hex."""
+    return secrets.token_bytes(fairness.SEED_BYTES).hex()
+
+
+def stream_of(game: Game):
+    """The game's rng, where its next draw is: its seeds' stream, or the system's."""
+    if not game.fair_seed:
+        return rng
+    return fairness.Stream(bytes.fromhex(game.fair_seed), game.client_seeds, game.fair_position)
+
+
+def keep_position(game: Game, stream) -> None:
+    """After drawing: where the game's stream stands now."""
+    if isinstance(stream, fairness.Stream):
+        game.fair_position = stream.position
 
 
 @dataclass(frozen=True)
@@ -29,8 +49,11 @@ class Change:
 
 EVENT_FIELDS = ("game", "seq", "kind", "payload", "seat")
 # What a change of state writes to the game's row: every field but its id and birth.
+# (The seeds are written once, when the game starts: a move leaves them out.)
 GAME_FIELDS = tuple(
-    f.name for f in Game._meta.concrete_fields if f.name not in ("id", "created_at")
+    f.name
+    for f in Game._meta.concrete_fields
+    if f.name not in ("id", "created_at", "fair_seed", "fair_commitment", "client_seeds")
 )
 
 

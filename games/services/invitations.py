@@ -17,6 +17,7 @@ from shanghaien.lib.ratelimit import Limit
 from .. import broadcast, rules
 from ..access import access_game
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
+from ..rules import fairness
 from . import game_log, notify
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
@@ -30,7 +31,27 @@ INVITATIONS_TO_ONE_PER_DAY = Limit(
 OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
 
 
-def check_invitation(user, to: str | None, extra_wild, days_per_move, message, rated=True) -> dict:
+def check_client_seed(seed) -> str:
+    """A player's seed for the dice: 1–64 printable ASCII characters, or "" (none)."""
+    if not fairness.valid_client_seed(seed):
+        message = _("'client_seed' is at most %(n)d printable ASCII characters.")
+        raise BadRequest("bad_client_seed", message % {"n": fairness.CLIENT_SEED_MAX})
+    return seed
+
+
+def fair_fields(client_seed: str) -> dict:
+    """A new invitation's seeds: the server's, secret, and its published SHA-256."""
+    seed = game_log.new_server_seed()
+    return {
+        "fair_seed": seed,
+        "fair_commitment": fairness.commitment(bytes.fromhex(seed)),
+        "client_seed": client_seed,
+    }
+
+
+def check_invitation(
+    user, to: str | None, extra_wild, days_per_move, message, rated=True, client_seed=""
+) -> dict:
     """The validated fields of a new invitation."""
     if to is not None and not isinstance(to, str):
         raise BadRequest("bad_request", _("'to' is a username, or null for an open invitation."))
@@ -53,6 +74,7 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message, r
     )
     if not isinstance(rated, bool):
         raise BadRequest("bad_rated", _("'rated' is true (a rated game) or false (a casual one)."))
+    check_client_seed(client_seed)
     to_user = None
     if to:
         to_user = get_user_model().objects.filter(username__iexact=to).first()
@@ -69,19 +91,21 @@ def check_invitation(user, to: str | None, extra_wild, days_per_move, message, r
         "days_per_move": days_per_move,
         "message": message,
         "rated": rated,
+        "client_seed": client_seed,
     }
 
 
 def do_invite(
-    user, to=None, extra_wild=False, days_per_move=3, message="", rated=True
+    user, to=None, extra_wild=False, days_per_move=3, message="", rated=True, client_seed=""
 ) -> Invitation:
-    fields = check_invitation(user, to, extra_wild, days_per_move, message, rated)
+    fields = check_invitation(user, to, extra_wild, days_per_move, message, rated, client_seed)
     with transaction.atomic():
         _check_sender(user)
         INVITATIONS_PER_HOUR.hit(user.pk)
         if fields["to_user"] is not None:
             INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
-        invitation = Invitation.objects.create(from_user=user, **fields)
+        seed = fields.pop("client_seed")
+        invitation = Invitation.objects.create(from_user=user, **fields, **fair_fields(seed))
         if invitation.to_user is not None and invitation.to_user.is_bot:
             # A computer opponent says yes at once; the worker plays its moves.
             do_accept_invitation(invitation.pk, invitation.to_user)
@@ -123,8 +147,10 @@ def _open_invitation(invitation_id) -> Invitation:
     return invitation
 
 
-def do_accept_invitation(invitation_id, user) -> Game:
-    """Accept: the game starts with a secret shuffle and a random first player."""
+def do_accept_invitation(invitation_id, user, client_seed="") -> Game:
+    """Accept: the game starts, its deck and first player drawn from the invitation's
+    seed and both players' (``docs/fairness.md``)."""
+    check_client_seed(client_seed)
     with transaction.atomic():
         invitation = _open_invitation(invitation_id)
         if invitation.from_user_id == user.pk:
@@ -133,15 +159,21 @@ def do_accept_invitation(invitation_id, user) -> Game:
             raise Forbidden("not_invited", _("This invitation is for someone else."))
         if Block.between(invitation.from_user, user):
             raise Forbidden("blocked", _("You cannot play with this player."))
-        state, events = rules.new_game(game_log.rng, extra_wild=invitation.extra_wild)
-        now = timezone.now()
-        game = Game.objects.create(
+        seeds = [invitation.client_seed, client_seed]  # seat 0 is the inviter's
+        game = Game(
             extra_wild=invitation.extra_wild,
             days_per_move=invitation.days_per_move,
             rated=invitation.rated,
-            state=rules.state_to_json(state),
-            last_move_at=now,
+            fair_seed=invitation.fair_seed,
+            fair_commitment=invitation.fair_commitment,
+            client_seeds=seeds if invitation.fair_seed else [],
         )
+        stream = game_log.stream_of(game)
+        state, events = rules.new_game(stream, extra_wild=invitation.extra_wild)
+        game_log.keep_position(game, stream)
+        now = timezone.now()
+        game.state, game.last_move_at = rules.state_to_json(state), now
+        game.save(force_insert=True)
         players = [invitation.from_user, user]
         Seat.objects.bulk_create(
             [Seat(game=game, user=player, seat=i) for i, player in enumerate(players)]
@@ -203,7 +235,7 @@ def do_cancel_invitation(invitation_id, user) -> Invitation:
     )
 
 
-def do_rematch(game_id, user) -> Invitation:
+def do_rematch(game_id, user, client_seed="") -> Invitation:
     """Offer the opponent a new game with the same options (accepted with one click)."""
     with transaction.atomic():
         seating = access_game(user, game_id, lock=True, must_play=True)
@@ -212,6 +244,7 @@ def do_rematch(game_id, user) -> Invitation:
             raise Conflict("game_not_over", _("A rematch is offered once the game is over."))
         if game.rematches.filter(status=Invitation.Status.OPEN).exists():
             raise Conflict("rematch_offered", _("A rematch is already on offer."))
+        check_client_seed(client_seed)
         opponent = seating.opponent
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
@@ -224,6 +257,7 @@ def do_rematch(game_id, user) -> Invitation:
             rated=game.rated,
             message=str(_("Rematch?")),
             rematch_of=game,
+            **fair_fields(client_seed),
         )
         if opponent.is_bot:  # a computer opponent says yes at once, as to an invitation
             do_accept_invitation(invitation.pk, opponent)

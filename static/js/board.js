@@ -15,6 +15,7 @@ import {
   trickPanelHtml,
 } from "./board-render.js";
 import { offerAfterMove } from "./push.js";
+import { randomSeed } from "./seeds.js";
 import { markNew, sinceHtml, sinceLine } from "./since.js";
 import { botMark, esc, html, nameHtml, raw, t } from "./words.js";
 
@@ -294,9 +295,9 @@ root.addEventListener("click", (event) => {
   } else if (data.extend !== undefined) {
     post(`/api/games/${root.dataset.gameId}/extend/`);
   } else if (data.rematch !== undefined) {
-    post(`/api/games/${root.dataset.gameId}/rematch/`);
+    post(`/api/games/${root.dataset.gameId}/rematch/`, { client_seed: randomSeed() });
   } else if (data.acceptRematch) {
-    post(`/api/invitations/${data.acceptRematch}/accept/`).then((body) => {
+    post(`/api/invitations/${data.acceptRematch}/accept/`, { client_seed: randomSeed() }).then((body) => {
       if (body) window.location.assign(`/games/${body.game}/`);
     });
   } else if (data.action === "resign") {

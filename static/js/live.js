@@ -1,6 +1,7 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
 // for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
 import { keepCurrent } from "./push.js";
+import { fillSeeds } from "./seeds.js";
 import { t } from "./words.js";
 
 const RETRY_MAX_MS = 30000;
@@ -88,6 +89,7 @@ async function refreshLobby() {
 }
 
 if (document.body.dataset.user) {
+  fillSeeds();
   keepOpen("/ws/lobby/", (message) => {
     if ("your_turn" in message) showWaiting(message.your_turn);
     if (message.type === "games_changed" || message.type === "invitation") refreshLobby();

@@ -114,7 +114,7 @@ def setup_games(player, bernd) -> dict[str, Game]:
     ("device", "name"), [(DESKTOP, "ines"), (PHONE, "paula")], ids=["desktop", "phone"]
 )
 def test_no_serious_or_critical_violations_on_any_page(
-    axe_script, asgi_server, browser, django_user_model, device, name
+    axe_script, asgi_server, browser, django_user_model, device, name, screenshot
 ):
     found: dict[str, list[dict]] = {}
     # the site's Content-Security-Policy refuses inline scripts, axe-core's among them
@@ -164,6 +164,7 @@ def test_no_serious_or_critical_violations_on_any_page(
     page.keyboard.press("End")
     page.wait_for_selector('#replay[data-status="finished"]')
     check("replay, end")
+    screenshot(page, f"replay-end-{name}")
 
     page.goto(asgi_server + "/games/finished/")
     check("finished games")
@@ -175,6 +176,9 @@ def test_no_serious_or_critical_violations_on_any_page(
     check("profile, another player's")
     page.goto(asgi_server + "/ranking/")
     check("ranking")
+    page.goto(asgi_server + "/fairness/")
+    check("fair dice")
+    screenshot(page, f"fairness-{name}")
 
     context.close()
     blocking = {what: v for what, v in found.items() if v}

@@ -75,6 +75,12 @@ def test_two_players_sign_up_invite_and_play_a_whole_game_by_clicking(
     with bernd.expect_navigation():
         bernd.click(".invitation >> text=Accept")
     assert "/games/" in bernd.url
+    # Both browsers sent a seed of their own for the dice, and bernd's accept form was
+    # drawn by the lobby after the page loaded (docs/fairness.md).
+    from games.models import Game
+
+    seeds = in_thread(lambda: Game.objects.get(pk=int(bernd.url.split("/")[-2])).client_seeds)
+    assert all(re.fullmatch(r"[0-9a-f]{32}", seed) for seed in seeds) and seeds[0] != seeds[1]
     anna.wait_for_selector("a:has-text('Open game')", timeout=10000)  # the lobby updated live
     with anna.expect_navigation():
         anna.click("a:has-text('Open game')")

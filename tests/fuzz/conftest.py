@@ -68,6 +68,9 @@ def seeded_dice(monkeypatch):
     from games.services import game_log
 
     monkeypatch.setattr(game_log, "rng", random.Random(SEED))
+    # the games' own streams from seeds that repeat too (docs/fairness.md)
+    seeds = random.Random(SEED + 1)
+    monkeypatch.setattr(game_log, "new_server_seed", lambda: seeds.randbytes(32).hex())
 
 
 @pytest.fixture(autouse=True)

@@ -239,6 +239,10 @@ def plan_chat(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/games/{game_id}/chat/", value)
 
 
+# Players' seeds for the dice (docs/fairness.md): good ones, and ones just past a limit.
+SEEDS = st.sampled_from(["", "a", "9f2c41d07ab8e6e1", " spaced ", "~" * 64, "x" * 65, "é", "\t"])
+
+
 def plan_invite(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "anna-token", "carl"))
     body = {
@@ -247,6 +251,7 @@ def plan_invite(world: World, draw) -> Request:
         "days_per_move": draw(st.sampled_from(DAYS)),
         "message": draw(st.one_of(st.sampled_from(["A game?", "", "x" * 300]), hostile_text)),
         "rated": draw(st.booleans()),
+        "client_seed": draw(st.one_of(SEEDS, hostile_text)),
     }
     value = draw(mutated(body, [*NAMES, *DAYS, True, False, None]))
     return api_request(draw, world, who, "/api/invitations/", value)
@@ -268,7 +273,7 @@ def plan_answer(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "bernd", "carl", "bernd-token"))
     action = draw(st.sampled_from(["accept", "decline", "cancel"] * 4 + ["Accept", "frob", ""]))
     invitation = draw(path_part(ids))
-    value = draw(mutated({}))
+    value = draw(mutated({"client_seed": draw(SEEDS)} if action == "accept" else {}))
     return api_request(draw, world, who, f"/api/invitations/{invitation}/{action}/", value)
 
 
@@ -299,7 +304,8 @@ def plan_rematch(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "bernd", "bernd-token"))
     ids = [world.finished.pk] * 5 + [world.active_game().pk]
     game_id = draw(path_part(ids))
-    return api_request(draw, world, who, f"/api/games/{game_id}/rematch/", draw(mutated({})))
+    body = draw(mutated({"client_seed": draw(SEEDS)}))
+    return api_request(draw, world, who, f"/api/games/{game_id}/rematch/", body)
 
 
 reasons = st.one_of(st.sampled_from(["Rude chat.", "x" * 1000, "x" * 1001]), hostile_text)

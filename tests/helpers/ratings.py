@@ -7,8 +7,9 @@ def start_game(players, rated=True, rng=None, monkeypatch=None):
     """A game between anna (seat 0) and bernd (seat 1); ``rng`` replaces the server's dice."""
     from games.services import game_log, invitations
 
-    if rng is not None:
+    if rng is not None:  # every draw from this rng, not from the game's seeds
         monkeypatch.setattr(game_log, "rng", rng)
+        monkeypatch.setattr(game_log, "stream_of", lambda game: rng)
     invitation = invitations.do_invite(players["anna"], to="bernd", rated=rated)
     return invitations.do_accept_invitation(invitation.pk, players["bernd"])
 

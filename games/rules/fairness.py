@@ -1,0 +1,95 @@
+"""Provably fair randomness: the deck, the first player and every die from a stream that
+neither the server nor either player could choose alone (``docs/fairness.md``).
+
+The server commits to a secret ``server_seed`` (``commitment`` = its SHA-256) before the
+players' seeds are known; each player adds a seed of their own; the stream is
+HMAC-SHA256 of the server seed over both players' seeds and a block counter. When the
+game is over the server seed is revealed, and anyone can derive everything again.
+
+The scheme ``hmac-sha256-v1``, exactly:
+
+- block ``n`` (0, 1, 2, …) is ``HMAC-SHA256(key=server_seed, msg=f"{seed_0}:{seed_1}:{n}")``;
+  the stream is the blocks one after the other, read as 4-byte big-endian unsigned
+  integers;
+- ``draw(k)`` takes the next integer ``u`` and returns ``u % k`` if
+  ``u < 2**32 - (2**32 % k)``, else drops it and takes the next;
+- the deck is the 48 card ids sorted as strings, shuffled from the end
+  (``for i from 47 down to 1: j = draw(i + 1); swap(i, j)``); then the first player is
+  ``draw(2)``; then every die, in the order of the log's ``rolled`` events, die 0 then
+  die 1, is ``draw(6) + 1``. Nothing else uses the stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+
+SCHEME = "hmac-sha256-v1"
+SEED_BYTES = 32
+CLIENT_SEED_MAX = 64
+_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # printable ASCII, the space included
+_WORDS_PER_BLOCK = 8  # 32 bytes of HMAC-SHA256, 4 bytes a word
+
+
+def commitment(server_seed: bytes) -> str:
+    """What the server publishes before the game: the SHA-256 of its seed, in hex."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def valid_client_seed(seed: object) -> bool:
+    """1–64 printable ASCII characters, or "" (no seed: the empty string)."""
+    return (
+        isinstance(seed, str) and len(seed) <= CLIENT_SEED_MAX and bool(_PRINTABLE.fullmatch(seed))
+    )
+
+
+class Stream:
+    """The game's random stream from its seeds, resumable at any ``position`` (the number
+    of 4-byte integers taken so far). It is an ``Rng`` for ``engine.new_game`` and
+    ``engine.decide``: ``shuffle`` and ``randint`` follow the scheme above."""
+
+    def __init__(self, server_seed: bytes, client_seeds: tuple[str, str] | list[str], position=0):
+        self._key = bytes(server_seed)
+        self._prefix = f"{client_seeds[0]}:{client_seeds[1]}:".encode()
+        self.position = position
+        self._block_index = -1
+        self._block = b""
+
+    def _word(self) -> int:
+        block, word = divmod(self.position, _WORDS_PER_BLOCK)
+        if block != self._block_index:
+            message = self._prefix + str(block).encode()
+            self._block = hmac.new(self._key, message, hashlib.sha256).digest()
+            self._block_index = block
+        self.position += 1
+        return int.from_bytes(self._block[4 * word : 4 * word + 4], "big")
+
+    def draw(self, k: int) -> int:
+        """A uniform whole number in [0, k)."""
+        limit = 2**32 - (2**32 % k)
+        while True:
+            u = self._word()
+            if u < limit:
+                return u % k
+
+    # -- the engine's Rng ---------------------------------------------------------------
+
+    def randint(self, a: int, b: int) -> int:
+        return a + self.draw(b - a + 1)
+
+    def shuffle(self, cards: list) -> None:
+        cards.sort()
+        for i in range(len(cards) - 1, 0, -1):
+            j = self.draw(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+
+
+def derive(server_seed: bytes, client_seeds, deck: list[str], dice: int):
+    """(deck order, first player, the first ``dice`` dice) the seeds give, from the
+    deck's cards in any order."""
+    stream = Stream(server_seed, client_seeds)
+    order = list(deck)
+    stream.shuffle(order)
+    first = stream.draw(2)
+    return order, first, [stream.draw(6) + 1 for _ in range(dice)]
