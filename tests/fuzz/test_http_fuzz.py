@@ -10,184 +10,53 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 
 import pytest
 from django.contrib import messages
 from django.core.cache import cache
-from django.test import Client
 from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
 from accounts.holidays import do_declare_holiday
 from accounts.models import Holiday, PushSubscription
-from accounts.tokens import do_issue_token
 from games import rules
-from games.models import ChatMessage, Command, Game, Invitation
+from games.models import Command, Invitation
 from games.rules.commands import COMMAND_TYPES
-from games.services import chat, commands
+from games.services import commands
 from shanghaien.lib.errors import ServiceError
 
 from ..helpers.push_service import Device
 from .account_forms import ACCOUNT_FORMS, plan_account_form
-from .forms import BOUNDARY, NAMES, form_post, mostly, path_part
+from .forms import NAMES, form_post, mostly, path_part
 from .gets import GET_PAGES, get_path
+from .requests import (
+    DAYS,
+    PAGE_STATUSES,
+    STRANGERS,
+    Request,
+    World,
+    api_request,
+    headers_for,
+    who_strategy,
+)
 from .strategies import (
     chat_text,
     dumps,
     fuzz,
     hostile_text,
-    http_body,
     mutated,
     pick,
     undocumented,
 )
-from .world import PLAUSIBLE, changes, finished_game, new_game, snapshot
+from .world import PLAUSIBLE, changes, snapshot
 
 pytestmark = pytest.mark.django_db
-
-# Who sends a request: a name of tests/conftest.py's players, or one of these.
-USER_OF = {
-    "anna": "anna",
-    "bernd": "bernd",
-    "carl": "carl",
-    "anna-token": "anna",
-    "bernd-token": "bernd",
-    "anna-csrf": "anna",  # a browser session whose CSRF check is enforced
-}
-STRANGERS = ["anonymous", "bad-token", "anna-csrf"]
-BAD_AUTHORIZATION = [
-    "",
-    "Bearer",
-    "Bearer ",
-    "Bearer \t ",
-    "Basic YWxhZGRpbjpvcGVuc2VzYW1l",
-    "Token shg_abc",
-    "Bearer shg_" + "0" * 43,
-    "Bearer " + "x" * 5000,
-    "Bearer \x00",
-    "Bearer shg_\x7f",
-    "bearer shg_nope",
-    "Bearer shg_a shg_b",
-]
-METHODS = ["POST"] * 25 + ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"]
-CONTENT_TYPES = ["application/json"] * 12 + [
-    "text/plain",
-    "application/x-www-form-urlencoded",
-    "application/x-www-form-urlencoded; charset=latin-1",
-    f"multipart/form-data; boundary={BOUNDARY}",
-    "multipart/form-data",
-    "application/json; charset=latin-1",
-    "",
-]
-DAYS = [1, 2, 3, 5, 7, 14]
-PAGE_STATUSES = {200, 302, 400, 403, 404, 405, 413, 429}
-
-
-@dataclass
-class Request:
-    who: str
-    path: str
-    body: bytes = b""
-    method: str = "POST"
-    content_type: str = "application/json"
-    headers: dict = field(default_factory=dict)
-
-    def __str__(self):
-        return (
-            f"{self.method} {self.path[:200]} as {self.who} ({self.content_type}, "
-            f"{self.headers!r:.200}): {self.body[:400]!r}"
-        )
-
-
-class World:
-    """The players' clients and what the requests act on, kept valid between examples."""
-
-    def __init__(self, players, clients, game):
-        self.players = players
-        self.clients = {**clients, "anonymous": Client()}
-        csrf = Client(enforce_csrf_checks=True)
-        csrf.force_login(players["anna"])
-        csrf.get("/")  # the lobby's form sets the CSRF cookie
-        self.csrf_token = csrf.cookies["csrftoken"].value
-        self.clients["anna-csrf"] = csrf
-        self.tokens = {name: do_issue_token(players[name], "fuzz")[1] for name in ("anna", "bernd")}
-        self.game = game
-        self.finished = finished_game(players["anna"], players["bernd"])
-        for name, text in (("anna", "Ahoy"), ("bernd", "Good luck")):
-            chat.do_chat(game.pk, players[name], text)
-        cache.clear()
-        self.known = None  # the rows as they are now, while no request has changed them
-        self.ids = 0
-
-    def fresh_id(self) -> str:
-        self.ids += 1
-        return f"fuzz-{self.ids}"
-
-    def user(self, who):
-        return self.players.get(USER_OF.get(who, ""))
-
-    def active_game(self) -> Game:
-        self.game.refresh_from_db()
-        if self.game.status != Game.Status.ACTIVE:
-            self.game = new_game(self.players["anna"], self.players["bernd"])
-            self.known = None
-        return self.game
-
-    def game_ids(self) -> list[int]:
-        return [self.active_game().pk] * 6 + [self.finished.pk]
-
-    def message_ids(self) -> list[int]:
-        return list(ChatMessage.objects.values_list("pk", flat=True)[:20])
-
-    def send(self, request: Request):
-        client = self.clients.get(request.who, self.clients["anonymous"])
-        extra = dict(request.headers)
-        if request.who in ("anna-token", "bernd-token"):
-            extra["HTTP_AUTHORIZATION"] = f"Bearer {self.tokens[USER_OF[request.who]]}"
-        return client.generic(
-            request.method,
-            request.path,
-            request.body,
-            content_type=request.content_type,
-            **extra,
-        )
 
 
 @pytest.fixture
 def world(players, clients, game):
     return World(players, clients, game)
-
-
-def who_strategy(*preferred: str) -> st.SearchStrategy[str]:
-    names = [*preferred, *preferred, *preferred, "carl", "bernd", *STRANGERS]
-    return st.sampled_from(names)
-
-
-def headers_for(draw, world: World, who: str) -> dict:
-    if who == "bad-token":
-        return {"HTTP_AUTHORIZATION": draw(st.sampled_from(BAD_AUTHORIZATION))}
-    if who == "anna-csrf":
-        token = draw(st.sampled_from([world.csrf_token] * 4 + ["", "x" * 64, "\x00" * 32, None]))
-        headers = {} if token is None else {"HTTP_X_CSRFTOKEN": token}
-        if draw(st.integers(0, 5)) == 0:
-            headers["HTTP_ORIGIN"] = draw(
-                st.sampled_from(["http://evil.example", "null", "http://testserver", "\x00"])
-            )
-        return headers
-    return {}
-
-
-def api_request(draw, world, who, path, value) -> Request:
-    return Request(
-        who=who,
-        path=path,
-        body=draw(http_body(value)),
-        method=draw(st.sampled_from(METHODS)),
-        content_type=draw(st.sampled_from(CONTENT_TYPES)),
-        headers=headers_for(draw, world, who),
-    )
 
 
 # -- what each endpoint is sent ------------------------------------------------------------
