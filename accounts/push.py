@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy, pgettext
 
 from shanghaien.lib import webpush
 from shanghaien.lib.errors import BadRequest, Conflict, NotFound
+from shanghaien.lib.input import parse_id
 from shanghaien.lib.ratelimit import Limit
 
 from .models import PushSubscription, User
@@ -79,7 +80,8 @@ def do_subscribe(user: User, endpoint, p256dh, auth, user_agent: str = "") -> Pu
 
 def do_remove_device(user: User, pk) -> None:
     """Stop notifying one of the player's devices."""
-    deleted, _rows = PushSubscription.objects.filter(user=user, pk=_id(pk)).delete()
+    number = parse_id(pk)
+    deleted = number and PushSubscription.objects.filter(user=user, pk=number).delete()[0]
     if not deleted:
         raise NotFound("not_found", _("No such device."))
 
@@ -107,19 +109,9 @@ def forget_on_logout(sender, request, user, **kwargs) -> None:
     """Logging out of a browser stops its notifications (the ``user_logged_out`` signal)."""
     if user is None or request is None or not hasattr(request, "session"):
         return
-    pk = request.session.get(SESSION_KEY)
+    pk = parse_id(request.session.get(SESSION_KEY))
     if pk is not None:
-        PushSubscription.objects.filter(user=user, pk=_id(pk, default=0)).delete()
-
-
-def _id(value, default=None):
-    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit()):
-        number = int(value)
-        if 0 < number < 2**63:
-            return number
-    if default is not None:
-        return default
-    raise NotFound("not_found", _("No such device."))
+        PushSubscription.objects.filter(user=user, pk=pk).delete()
 
 
 # -- naming a device for its owner --------------------------------------------------------
