@@ -1,4 +1,5 @@
-"""Shared fixtures. Test databases come from DATABASE_URL (SQLite unless it is set)."""
+"""Shared fixtures. Test databases come from DATABASE_URL (SQLite unless it is set), under a
+name of the run's own (the process id), so that runs sharing a server stay apart."""
 
 import os
 import tempfile
@@ -32,6 +33,9 @@ def django_db_modify_db_settings():
         for side in ("-wal", "-shm"):
             Path(f"{name}{side}").unlink(missing_ok=True)
     else:
+        # A name of this run's own: two runs against one server (CI beside a developer,
+        # or two checkouts) never drop or fill each other's test database.
+        db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
         yield
 
 
