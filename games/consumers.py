@@ -14,6 +14,7 @@ from collections import deque
 from channels.layers import InMemoryChannelLayer
 from django.utils.translation import gettext as _
 
+from shanghaien.lib import metrics
 from shanghaien.lib.errors import BadRequest, NotFound, ServiceError
 from shanghaien.lib.input import parse_id
 from shanghaien.lib.ratelimit import FrameBudget
@@ -49,6 +50,7 @@ class GameConsumer(JsonProtocolConsumer):
     bot_watch = None  # the task that looks for a bot's moves (no shared channel layer)
     leased = False  # counted in the seat's open sockets
     grouped = False  # in the game's group
+    counted = False  # counted in the open sockets' metric
 
     async def connect(self):
         self.user = self.scope["user"]
@@ -69,6 +71,8 @@ class GameConsumer(JsonProtocolConsumer):
         self.grouped = True
         FRAMES.join(self.game_id)
         await self.accept()
+        metrics.socket_opened("game")
+        self.counted = True
         if self.seat is not None:
             self.heartbeat = asyncio.create_task(self._renew_lease())
             await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
@@ -107,6 +111,9 @@ class GameConsumer(JsonProtocolConsumer):
         await self.release()
 
     async def release(self) -> None:
+        if self.counted:
+            self.counted = False
+            metrics.socket_closed("game")
         bot_watch, self.bot_watch = self.bot_watch, None
         if bot_watch is not None:
             bot_watch.cancel()
@@ -244,6 +251,7 @@ class GameConsumer(JsonProtocolConsumer):
 
 class LobbyConsumer(JsonProtocolConsumer):
     group = None
+    counted = False  # counted in the open sockets' metric
 
     async def connect(self):
         self.user = self.scope["user"]
@@ -252,12 +260,17 @@ class LobbyConsumer(JsonProtocolConsumer):
         self.group = user_group(self.user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        metrics.socket_opened("lobby")
+        self.counted = True
         await self.send_json({"type": "hello", "your_turn": await self._waiting()})
 
     async def disconnect(self, code):
         await self.release()
 
     async def release(self) -> None:
+        if self.counted:
+            self.counted = False
+            metrics.socket_closed("lobby")
         group, self.group = self.group, None
         if group is not None:
             try:

@@ -1,4 +1,5 @@
-"""ASGI entry point: Django for HTTP, Channels for the game and lobby websockets."""
+"""ASGI entry point: Django for HTTP, Channels for the game and lobby websockets, both
+behind the access log (which also answers /metrics)."""
 
 import gc
 import os
@@ -11,20 +12,29 @@ django_asgi_app = get_asgi_application()  # sets Django up before the consumers 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from prometheus_client import REGISTRY  # noqa: E402
 
+from games.metrics import BacklogCollector  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from shanghaien.lib.access_log import AccessLog  # noqa: E402
+from shanghaien.lib.metrics import Exposition  # noqa: E402
 
 
 def websocket_application(more_routes=()):
-    """The websocket side: the site's routes (and ``more_routes``), behind the origin
-    check and the session login."""
+    """The websocket side: the site's routes (and ``more_routes``), behind the access
+    log, the origin check and the session login."""
     routes = [*websocket_urlpatterns, *more_routes]
-    return AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))
+    return AccessLog(AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes))))
 
+
+# The process's own series (requests, sockets, moves) and the backlog read from the
+# database, which every web process shows: the worker's lag matters most when the worker
+# itself is down.
+metrics = Exposition([REGISTRY, BacklogCollector()])
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": AccessLog(django_asgi_app, metrics),
         "websocket": websocket_application(),
     }
 )

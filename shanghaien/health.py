@@ -1,8 +1,10 @@
-"""/healthz: do the database, the channel layer and the worker answer, and how fast?
+"""/healthz: do the database, the channel layer and the worker answer, how fast, and does
+the worker keep up with the outbox?
 
 Each part is probed at once, each within its own time limit, so the page answers within
-about PROBE_SECONDS whatever hangs. 503 names the failing part. ``?skip=worker`` leaves
-the worker out: a web process is fit to serve while the worker is down, and the load
+about PROBE_SECONDS whatever hangs. 503 names the failing part. ``?skip=`` leaves out the
+parts it names (comma-separated); ``?skip=worker`` leaves out the worker and its outbox:
+a web process is fit to serve while the worker is down or behind, and the load
 balancer's probe must not take every web process out of service because of it.
 """
 
@@ -15,6 +17,7 @@ import uuid
 
 from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
@@ -22,6 +25,14 @@ from django.views.decorators.cache import never_cache
 log = logging.getLogger(__name__)
 
 PROBE_SECONDS = 1.5
+
+
+class Failing(Exception):
+    """A part that answers, but not as it should: the reason, and what it measured."""
+
+    def __init__(self, reason: str, **details):
+        super().__init__(reason)
+        self.details = details
 
 
 def _database() -> dict:
@@ -77,11 +88,28 @@ def _worker() -> dict:
     return {"age_s": round(age, 1)}
 
 
+def _outbox() -> dict:
+    from games.metrics import outbox
+
+    box = outbox()
+    details = {"lag_s": round(box.lag_s, 1), "due": box.due, "retrying": box.retrying}
+    limit = settings.OUTBOX_LAG_LIMIT_SECONDS
+    if box.lag_s > limit:
+        raise Failing(
+            f"the oldest due notification has waited {box.lag_s:.0f} s (limit {limit:g} s)",
+            **details,
+        )
+    return details
+
+
 PROBES = {
     "database": DatabaseSyncToAsync(_database, thread_sensitive=False),
     "channel_layer": _channel_layer,
     "worker": DatabaseSyncToAsync(_worker, thread_sensitive=False),
+    "outbox": DatabaseSyncToAsync(_outbox, thread_sensitive=False),
 }
+# Skipping a part skips the parts that belong to it: the outbox is the worker's to empty.
+PART_OF = {"outbox": "worker"}
 
 
 async def _probe(name: str) -> dict:
@@ -89,6 +117,9 @@ async def _probe(name: str) -> dict:
     try:
         details = await asyncio.wait_for(PROBES[name](), timeout=PROBE_SECONDS)
         result = {"status": "ok", **details}
+    except Failing as failing:
+        log.warning("health check %s failed: %s", name, failing)
+        result = {"status": "failing", **failing.details, "error": str(failing)[:200]}
     except Exception as error:  # report, do not raise: this page exists to say what broke
         log.warning("health check %s failed: %r", name, error)
         reason = "no answer in time" if isinstance(error, TimeoutError) else str(error)
@@ -100,7 +131,7 @@ async def _probe(name: str) -> dict:
 @never_cache
 async def healthz(request):
     skipped = set(request.GET.get("skip", "").split(","))
-    names = [name for name in PROBES if name not in skipped]
+    names = [name for name in PROBES if not {name, PART_OF.get(name)} & skipped]
     results = dict(zip(names, await asyncio.gather(*map(_probe, names)), strict=True))
     healthy = all(result["status"] == "ok" for result in results.values())
     body = {"status": "ok" if healthy else "failing", **results}

@@ -31,6 +31,16 @@ Environment variables (all optional; the defaults serve a developer's machine):
                           DEFAULT_FROM_EMAIL's address
     PUSH_SERVICE_HOSTS    comma-separated host suffixes a push endpoint may have; default the
                           browsers' push services (Google, Mozilla, Apple, Microsoft)
+    SENTRY_DSN            where errors are reported (Sentry or a service speaking its protocol);
+                          unset: no error reporting
+    SENTRY_ENVIRONMENT    the reports' environment; default production
+    SENTRY_RELEASE        the reports' release; default the checkout's commit, if any
+    METRICS_TOKEN         GET /metrics answers only to "Authorization: Bearer <it>"; unset: 404
+    WORKER_METRICS_PORT   the worker serves its own /metrics on this port (needs METRICS_TOKEN);
+                          unset: not served
+    WORKER_METRICS_HOST   the address it listens on; default 0.0.0.0 (every interface)
+    OUTBOX_LAG_LIMIT_SECONDS  /healthz answers 503 once the oldest due notification has
+                          waited longer; default 600
 """
 
 import sys
@@ -334,6 +344,28 @@ LOGGING = {
         },
     },
 }
+
+# -- metrics and error reporting (docs/operations.md, "Metrics and error reporting") -----
+# Errors go to Sentry only with a DSN (shanghaien/lib/error_reports.py: no local variables,
+# no request bodies, no personal data, so no deck order or seed can leave).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default="")
+SENTRY_RELEASE = env.str("SENTRY_RELEASE", default="")
+if SENTRY_DSN:
+    from shanghaien.lib import error_reports
+
+    error_reports.init(SENTRY_DSN, SENTRY_ENVIRONMENT, SENTRY_RELEASE)
+# Prometheus' page, /metrics, shown only with this bearer token (absent without one).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
+WORKER_METRICS_HOST = env.str("WORKER_METRICS_HOST", default="0.0.0.0")
+if WORKER_METRICS_PORT and not METRICS_TOKEN:
+    raise ImproperlyConfigured("WORKER_METRICS_PORT needs METRICS_TOKEN to guard the page.")
+# The outbox's lag (how long the oldest due email or push has waited) past which /healthz
+# says failing: ten of the worker's minutes, so a burst (the daily digests) is not an
+# outage, while a worker that beats but sends nothing is named well before its players
+# give up on their emails. A row waiting for its retry is not late (docs/operations.md).
+OUTBOX_LAG_LIMIT_SECONDS = env.float("OUTBOX_LAG_LIMIT_SECONDS", default=600.0)
 
 # -- production hardening ----------------------------------------------------------------
 HTTPS = env.bool("DJANGO_HTTPS", default=False)

@@ -87,7 +87,10 @@ def start_server(
         try:
             for _ in range(count):
                 chosen = port or free_port()
-                command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(chosen)]
+                # --verbosity 0 as in production: no access lines of Daphne's own (the
+                # site's access log writes them) and Twisted's log discarded
+                command = [sys.executable, "-m", "daphne", "--verbosity", "0"]
+                command += ["-b", "127.0.0.1", "-p", str(chosen)]
                 processes.append(
                     subprocess.Popen(
                         [*command, app],

@@ -14,6 +14,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games import jobs
+from games.models import Notification
 
 from .daphne import start_server
 from .helpers.db import database_url
@@ -25,14 +26,33 @@ def health(client, query=""):
     return response.status_code, response.json()
 
 
+def ms(body, part="outbox"):
+    return {"ms": body[part]["ms"]}
+
+
+def queued(user, key, *, age_s: float, retry_in_s: float | None = None) -> Notification:
+    """An email queued ``age_s`` ago; after a failed try, its next one ``retry_in_s`` from
+    now (negative: the retry is due since then)."""
+    now = timezone.now()
+    row = Notification.objects.create(user=user, kind="turn", key=key)
+    retry = None if retry_in_s is None else now + timedelta(seconds=retry_in_s)
+    Notification.objects.filter(pk=row.pk).update(
+        created_at=now - timedelta(seconds=age_s),
+        next_attempt_at=retry,
+        attempts=0 if retry is None else 1,
+    )
+    return row
+
+
 @pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
 def test_every_part_answers_with_its_latency(client):
     jobs.beat("test-worker")
     status, body = health(client)
     assert status == 200 and body["status"] == "ok"
-    for part in ("database", "channel_layer", "worker"):
+    for part in ("database", "channel_layer", "worker", "outbox"):
         assert body[part]["status"] == "ok" and 0 <= body[part]["ms"] < 1500, part
     assert body["worker"]["age_s"] < 5
+    assert body["outbox"] == {"status": "ok", "lag_s": 0, "due": 0, "retrying": 0, **ms(body)}
     assert "no-cache" in client.get("/healthz")["Cache-Control"]
 
 
@@ -50,6 +70,57 @@ def test_a_worker_that_stopped_beating_is_named(client):
     # the load balancer's probe: a web process serves while the worker is down
     status, body = health(client, "?skip=worker")
     assert status == 200 and "worker" not in body
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_the_outbox_lag_is_the_age_of_the_oldest_due_notification(client, players):
+    jobs.beat("test-worker")
+    queued(players["anna"], "a", age_s=30)
+    queued(players["bernd"], "b", age_s=5)
+    status, body = health(client)
+    assert status == 200, body
+    assert body["outbox"]["status"] == "ok" and body["outbox"]["due"] == 2
+    assert 30 <= body["outbox"]["lag_s"] < 35
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_a_notification_waiting_for_its_retry_is_not_late(client, players):
+    """Not before its next try, and from then on only as late as that try."""
+    jobs.beat("test-worker")
+    two_hours = 2 * 60 * 60
+    queued(players["anna"], "waits", age_s=two_hours, retry_in_s=10 * 60)
+    status, body = health(client)
+    assert status == 200, body
+    assert body["outbox"] == {"status": "ok", "lag_s": 0, "due": 0, "retrying": 1, **ms(body)}
+
+    queued(players["bernd"], "due-again", age_s=two_hours, retry_in_s=-20)
+    status, body = health(client)
+    assert status == 200, body
+    assert body["outbox"]["due"] == 1 and body["outbox"]["retrying"] == 1
+    assert 20 <= body["outbox"]["lag_s"] < 25  # since the retry was due, not two hours
+
+
+@pytest.mark.django_db(transaction=True)  # the probes read on threads of their own
+def test_an_outbox_lag_past_the_limit_is_named_but_not_to_the_load_balancer(
+    client, players, settings
+):
+    settings.OUTBOX_LAG_LIMIT_SECONDS = 60
+    jobs.beat("test-worker")
+    queued(players["anna"], "late", age_s=90)
+    status, body = health(client)
+    assert status == 503 and body["status"] == "failing"
+    outbox = body["outbox"]
+    assert outbox["status"] == "failing" and outbox["due"] == 1 and 90 <= outbox["lag_s"] < 95
+    assert "notification has waited 9" in outbox["error"] and "limit 60 s" in outbox["error"]
+    for part in ("database", "channel_layer", "worker"):
+        assert body[part]["status"] == "ok", part
+
+    # the worker lags, not this web process: the load balancer's probe leaves both out
+    status, body = health(client, "?skip=worker")
+    assert status == 200 and "outbox" not in body and "worker" not in body
+    # the outbox alone may be left out too
+    status, body = health(client, "?skip=outbox")
+    assert status == 200 and "outbox" not in body and body["worker"]["status"] == "ok"
 
 
 @pytest.mark.django_db(transaction=True)  # the probes read on threads of their own

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from shanghaien.lib import metrics
 from shanghaien.lib.errors import BadRequest, Conflict, Illegal
 from shanghaien.lib.input import is_client_id
 
@@ -108,5 +109,7 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         transaction.on_commit(
             lambda: broadcast.game_changed(game.pk, version, players=players, to_move=to_move)
         )
+        by_bot = bool(user.bot_level)
+        transaction.on_commit(lambda: metrics.move_applied(by_bot))  # counted once it holds
     appended = tuple(zip(range(first, version + 1), events, strict=True))
     return Outcome(seating, version, False, expected_version, appended)

@@ -8,6 +8,7 @@ from django.db import close_old_connections
 
 from games import bot_turns
 from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
+from shanghaien.lib import metrics
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,8 @@ class Command(BaseCommand):
         heartbeat = options.get("name") or worker_name()
         fast = [name for name in names if name in FAST_JOBS]  # the bots' turns
         slow = [name for name in names if name not in FAST_JOBS]
+        if not once:
+            metrics.serve_worker_metrics()  # with WORKER_METRICS_PORT: the jobs' durations
         while True:
             # A connection broken by a database outage is dropped here and opened anew
             # by the next query, so the loop recovers once the database is back.
@@ -72,7 +75,8 @@ class Command(BaseCommand):
 
     def _run(self, name, quiet=False):
         try:
-            result = JOBS[name]()
+            with metrics.job_run(name):  # timed; a failure counted and reported
+                result = JOBS[name]()
         except Exception:  # one failing job must not stop the others
             self.stderr.write(f"{name}: failed")
             log.exception("job %s failed", name)

@@ -1,0 +1,44 @@
+"""An index of the computer opponents' accounts: the few rows with a ``bot_level``.
+
+Adding an index is safe while the previous release runs. On PostgreSQL it is built
+CONCURRENTLY (outside a transaction), so sign-ups and log-ins are not held up while it
+builds; other databases build it as usual.
+"""
+
+from django.contrib.postgres.operations import AddIndexConcurrently
+from django.db import migrations, models
+
+
+class AddIndexConcurrentlyOnPostgreSQL(AddIndexConcurrently):
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_forwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_forwards(
+            self, app_label, schema_editor, from_state, to_state
+        )
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_backwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_backwards(
+            self, app_label, schema_editor, from_state, to_state
+        )
+
+
+class Migration(migrations.Migration):
+    atomic = False  # CREATE INDEX CONCURRENTLY cannot run inside a transaction
+
+    dependencies = [
+        ("accounts", "0011_push_subscriptions_and_channels"),
+    ]
+
+    operations = [
+        AddIndexConcurrentlyOnPostgreSQL(
+            model_name="user",
+            index=models.Index(
+                condition=models.Q(("bot_level__gt", "")),
+                fields=["bot_level"],
+                name="user_bots_idx",
+            ),
+        ),
+    ]
