@@ -37,14 +37,23 @@ $(TEST_STAMP): requirements/build.txt requirements/test.txt
 	$(PIP_INSTALL) -r requirements/test.txt
 	touch $@ $(RUNTIME_STAMP)
 
-# A developer's machine: debug on, so the development secret key is allowed. The worker
-# (deadlines, reminders, emails to the console) runs beside the server and stops with it.
+# A developer's machine: debug on, so the development secret key is allowed; the emails'
+# links point at this server (unless SITE_URL is set). The worker (deadlines, reminders,
+# emails to the console) runs beside Daphne, which logs no access lines of its own
+# (--verbosity 0: the site's access log does). Both run in the background of the recipe's
+# shell, which waits for the server; such a shell starts them with SIGINT ignored, so
+# Ctrl-C (the terminal signals the whole job) reaches them through the trap, as SIGTERM.
+# So does a SIGTERM to make alone, which make passes on to this shell only. The shell
+# ends once both have stopped.
 run: export DJANGO_DEBUG ?= 1
+run: export SITE_URL ?= http://127.0.0.1:$(PORT)
 run: $(RUNTIME_STAMP)
 	$(PY) manage.py migrate --noinput
+	stop() { kill $$server $$worker 2>/dev/null; wait; exit $$1; }; \
+	trap 'stop 130' INT; trap 'stop 143' TERM; \
 	$(PY) manage.py run_worker --interval $(WORKER_INTERVAL) & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application
+	$(VENV)/bin/daphne --verbosity 0 -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application & \
+	server=$$!; wait $$server; status=$$?; kill $$worker 2>/dev/null; wait; exit $$status
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
