@@ -2,31 +2,58 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY = $(VENV)/bin/python
-STAMP = $(VENV)/.installed
 PYTEST_ARGS ?=
 PORT ?= 8000
 # `make run`'s worker looks for due emails and deadlines this often (seconds): a player
 # on a developer's machine sees an invitation's email at once, not a minute later.
 WORKER_INTERVAL ?= 3
 
-.PHONY: install run test lint format messages bench bench-engine bench-load bench-bots clean
+# Installs come from the lock files in requirements/ alone (`make lock` writes them from
+# pyproject.toml): every file checked against its hash, nothing but what is listed, and the
+# one library published without a wheel (http-ece) built with the locked setuptools of
+# build.txt instead of one fetched unchecked. The project itself is not installed:
+# manage.py, Daphne and pytest import it from this folder.
+PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
+	--require-hashes --no-deps --no-build-isolation
+# What serving needs (make run), and that plus the tests' and developers' tools.
+RUNTIME_STAMP = $(VENV)/.installed-runtime
+TEST_STAMP = $(VENV)/.installed-test
 
-install: $(STAMP)
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots clean
 
-$(STAMP): pyproject.toml
+install: $(TEST_STAMP)
+
+$(RUNTIME_STAMP): requirements/build.txt requirements/runtime.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	$(PIP_INSTALL) -r requirements/build.txt
+	$(PIP_INSTALL) -r requirements/runtime.txt
+	touch $@
 
-# A developer's machine: debug on, so the development secret key is allowed. The worker
-# (deadlines, reminders, emails to the console) runs beside the server and stops with it.
+# test.txt holds runtime.txt's pins as they are (`make lock` keeps them so), so it
+# installs everything `make run` needs as well.
+$(TEST_STAMP): requirements/build.txt requirements/test.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP_INSTALL) -r requirements/build.txt
+	$(PIP_INSTALL) -r requirements/test.txt
+	touch $@ $(RUNTIME_STAMP)
+
+# A developer's machine: debug on, so the development secret key is allowed; the emails'
+# links point at this server (unless SITE_URL is set). The worker (deadlines, reminders,
+# emails to the console) runs beside Daphne, which logs no access lines of its own
+# (--verbosity 0: the site's access log does). Both run in the background of the recipe's
+# shell, which waits for the server; such a shell starts them with SIGINT ignored, so
+# Ctrl-C (the terminal signals the whole job) reaches them through the trap, as SIGTERM.
+# So does a SIGTERM to make alone, which make passes on to this shell only. The shell
+# ends once both have stopped.
 run: export DJANGO_DEBUG ?= 1
-run: install
+run: export SITE_URL ?= http://127.0.0.1:$(PORT)
+run: $(RUNTIME_STAMP)
 	$(PY) manage.py migrate --noinput
+	stop() { kill $$server $$worker 2>/dev/null; wait; exit $$1; }; \
+	trap 'stop 130' INT; trap 'stop 143' TERM; \
 	$(PY) manage.py run_worker --interval $(WORKER_INTERVAL) & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application
+	$(VENV)/bin/daphne --verbosity 0 -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application & \
+	server=$$!; wait $$server; status=$$?; kill $$worker 2>/dev/null; wait; exit $$status
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -38,6 +65,18 @@ lint: install
 format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+# Writes requirements/*.txt anew from pyproject.toml (uv, from test.txt), keeping every pin
+# that still fits; LOCK_ARGS=--upgrade moves all to their newest, --upgrade-package NAME one.
+LOCK_ARGS ?=
+LOCK = $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command 'make lock' $(LOCK_ARGS)
+lock: install
+	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \
+		| $(LOCK) - -o requirements/build.txt
+	$(LOCK) pyproject.toml -c requirements/build.txt -o requirements/runtime.txt
+	$(LOCK) pyproject.toml --extra test --extra dev -c requirements/build.txt \
+		-c requirements/runtime.txt -o requirements/test.txt
 
 # The translation catalogues: gathers every string of the code and templates into
 # locale/{de,fr,it}/LC_MESSAGES/django.po (keeping what is translated) and compiles the
