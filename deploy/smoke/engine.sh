@@ -42,7 +42,11 @@ engine_stop() {
     pid=$(cat "$ENGINE_PID")
     kill "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 60); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        if ! kill -0 "$pid" 2>/dev/null; then
+            # the network namespace dockerd mounts for host networking stays mounted
+            umount "$SMOKE_ROOT/exec/netns/default" 2>/dev/null || true
+            return 0
+        fi
         sleep 0.5
     done
     echo "dockerd ($pid) did not stop within 30 s" >&2

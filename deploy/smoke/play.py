@@ -7,6 +7,9 @@ two sockets to different web processes, so every move also crosses from one proc
 other through Redis. Also checked through the proxy: /metrics answers 404, a hashed static
 file comes from Caddy's volume, plain HTTP is redirected to HTTPS.
 
+With --poll-until FILE it only asks for /healthz through the proxy, over and over, until
+FILE exists (during a rolling upgrade), and fails if one request was not answered 200.
+
     python deploy/smoke/play.py --site localhost --address 127.0.77.6 --ca root.crt \
         --admin 127.0.77.6:2019 --out result.json
 
@@ -27,6 +30,7 @@ import sys
 import time
 import uuid
 from http.cookies import SimpleCookie
+from pathlib import Path
 from urllib.parse import urlencode
 
 from websockets.asyncio.client import connect
@@ -242,6 +246,28 @@ def check_proxy(player: Player, site: str, address: str) -> dict:
     return {"static": found.group(0), "metrics": 404, "http": redirect.status}
 
 
+def poll(player: Player, until: Path, out: str) -> None:
+    """Ask for /healthz through the proxy, one request after the other, until ``until``
+    exists; every answer but 200 (or no answer) is a failure."""
+    counts: dict[str, int] = {}
+    failures = []
+    started = time.monotonic()
+    while not until.exists():
+        try:
+            response, _ = player.request("GET", "/healthz?skip=worker")
+            outcome = str(response.status)
+        except OSError as error:
+            outcome = type(error).__name__
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if outcome != "200":
+            failures.append(f"{time.monotonic() - started:.1f} s: {outcome}")
+        time.sleep(0.05)
+    with open(out, "w") as file:
+        json.dump({"answers": counts, "failures": failures}, file)
+    if failures:
+        sys.exit(f"poll: {len(failures)} requests not answered 200: {failures[:10]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--site", required=True, help="SITE_ADDRESS: the name the site answers")
@@ -250,8 +276,12 @@ def main() -> None:
     parser.add_argument("--admin", required=True, help="Caddy's admin API, host:port")
     parser.add_argument("--out", required=True, help="where to write what happened (JSON)")
     parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--poll-until", type=Path, help="only ask for /healthz until this exists")
     args = parser.parse_args()
     tls = ssl.create_default_context(cafile=args.ca)
+    if args.poll_until:
+        poll(Player("poll", args.site, args.address, tls), args.poll_until, args.out)
+        return
     suffix = uuid.uuid4().hex[:6]
     anna, bernd = (Player(f"{n}_{suffix}", args.site, args.address, tls) for n in ("anna", "bernd"))
     try:

@@ -231,6 +231,39 @@ docker cp "$(container proxy):/data/caddy/pki/authorities/local/root.crt" "$WORK
 "$PY" "$HERE/play.py" --site "$SITE" --address "$PROXY_ADDRESS" --ca "$WORK/root.crt" \
     --admin "$PROXY_ADDRESS:2019" --out "$WORK/game.json" || fail "the game through the proxy"
 
+# -- a rolling upgrade (docs/operations.md, "Upgrading") while a client keeps asking --
+step "rolling upgrade: migrate, then each web process, then the worker, while a client asks"
+rm -f "$WORK/poll.stop"
+"$PY" "$HERE/play.py" --site "$SITE" --address "$PROXY_ADDRESS" --ca "$WORK/root.crt" \
+    --admin "$PROXY_ADDRESS:2019" --out "$WORK/poll.json" --poll-until "$WORK/poll.stop" &
+POLLER=$!
+wait_healthy() {
+    local deadline=$(($(date +%s) + 120))
+    until [ "$(state "$1" | cut -d' ' -f1-2)" = "running healthy" ]; do
+        [ "$(date +%s)" -lt "$deadline" ] || fail "$1 not healthy again within 120 s"
+        sleep 1
+    done
+}
+compose run --rm migrate >"$WORK/migrate-again.log" 2>&1 || {
+    tail -n 20 "$WORK/migrate-again.log" >&2
+    fail "migrate did not run again over the existing volume"
+}
+echo "migrate ran again (static files copied over the existing volume)"
+for service in "${SERVICES[@]}"; do
+    [[ "$service" =~ ^web[0-9]+$ ]] || continue
+    t0=$(date +%s)
+    # --force-recreate: the image is the same here; a new image recreates it by itself
+    compose up -d --no-deps --force-recreate "$service" 2>&1 | grep -v '^$'
+    wait_healthy "$service"
+    echo "$service recreated and healthy again in $(($(date +%s) - t0)) s"
+done
+compose up -d --no-deps --force-recreate worker 2>&1 | grep -v '^$'
+[ "$(state worker | cut -d' ' -f1)" = running ] || fail "the worker did not start again"
+sleep 2
+touch "$WORK/poll.stop"
+wait "$POLLER" || fail "the site did not answer every request during the rolling upgrade"
+"$PY" -c 'import json, sys; print("answers through the proxy meanwhile:", json.load(open(sys.argv[1]))["answers"])' "$WORK/poll.json"
+
 # -- stop, one service after the other, each timed ------------------------------------
 step "stopping each service (proxy first, the database last)"
 ORDER=(proxy)
@@ -271,7 +304,7 @@ done
 
 # -- the summary ----------------------------------------------------------------------
 step "summary"
-printf '%-8s %-20s %-10s %s\n' service "when the game began" "stop (s)" "exit code"
+printf '%-8s %-20s %-10s %s\n' service "before the stop" "stop (s)" "exit code"
 for service in "${SERVICES[@]}"; do
     printf '%-8s %-20s %-10s %s\n' "$service" "${BEFORE[$service]}" "${STOP[$service]:--}" \
         "${CODE[$service]}$([ "${CODE[$service]}" = 143 ] && echo ' (ended by the SIGTERM the stop sent)')"
