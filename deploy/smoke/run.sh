@@ -7,7 +7,8 @@
 #
 # Knobs: SMOKE_ROOT (the engine's data, kept between runs as a cache; default
 # /var/tmp/shanghaien-smoke), SMOKE_UP_TIMEOUT (seconds for every service to be healthy;
-# default 300), PY (the Python with the project's test tools; default .venv/bin/python).
+# default 300), SMOKE_LOGS=warn (only warn when web or worker log a line that is not
+# JSON), PY (the Python with the project's test tools; default .venv/bin/python).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -299,6 +300,30 @@ for service in "${ORDER[@]}"; do
         problems+=("$service is $status after docker-compose stop")
     elif [ "$code" != 0 ] && [ "$code" != 143 ]; then
         problems+=("$service stopped with exit code $code")
+    fi
+done
+
+# -- every line the application logged is JSON (DJANGO_LOG_FORMAT=json) ---------------
+for service in "${SERVICES[@]}"; do
+    [[ "$service" =~ ^(web[0-9]+|worker)$ ]] || continue
+    plain=$(docker logs "$(container "$service")" 2>&1 | "$PY" -c '
+import json, sys
+bad = []
+for line in sys.stdin:
+    try:
+        ok = isinstance(json.loads(line), dict)
+    except ValueError:
+        ok = False
+    if not ok and line.strip():
+        bad.append(line.strip())
+if bad:
+    print(f"{len(bad)} lines, e.g. {bad[0][:120]!r}")')
+    if [ -n "$plain" ]; then
+        if [ "${SMOKE_LOGS:-strict}" = warn ]; then
+            echo "WARNING: $service logged lines that are not JSON: $plain"
+        else
+            problems+=("$service logged lines that are not JSON: $plain")
+        fi
     fi
 done
 
