@@ -88,6 +88,12 @@ echo "$(dockerd --version); $("${COMPOSE[@]}" version | head -1)"
 
 # -- the engine -----------------------------------------------------------------------
 step "a Docker engine of the test's own under $SMOKE_ROOT (no bridge, no iptables)"
+# One run at a time on a machine: the loopback addresses and ports are the machine's.
+exec 9>/tmp/shanghaien-smoke.lock
+if ! flock -n 9; then
+    echo "another smoke test runs on this machine: waiting for it (15 minutes at most)"
+    flock -w 900 9 || fail "another smoke test held the machine for 15 minutes"
+fi
 trap cleanup EXIT
 if ! engine_start; then
     echo "smoke-compose: SKIPPED: dockerd cannot start here; its log:"
