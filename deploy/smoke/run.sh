@@ -50,10 +50,20 @@ cleanup() {
         compose ps >&2
         echo "---- logs (last 60 lines of each service)" >&2
         compose logs --no-color --tail 60 >&2
+        for service in "${SERVICES[@]}"; do
+            id=$(container "$service")
+            [ -n "$id" ] || continue
+            if [ "$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id")" = unhealthy ]; then
+                echo "---- $service: the last healthcheck said" >&2
+                docker inspect -f '{{json .State.Health.Log}}' "$id" |
+                    "$PY" -c 'import json, sys; print(json.load(sys.stdin)[-1]["Output"].strip()[-1500:])' >&2
+            fi
+        done
     fi
     if [ "$UP" = 1 ]; then
         compose down --volumes --timeout 20 >/dev/null 2>&1
     fi
+    docker image prune -f >/dev/null 2>&1 # the images that a rebuild left untagged
     engine_stop
     exit "$code"
 }
@@ -204,7 +214,12 @@ grep -E '^(Successfully built|[0-9]+ static files)' "$WORK/build.log" | sort -u
 
 step "docker-compose up -d"
 UP=1
-compose up -d 2>&1 | grep -v '^$' || fail "docker-compose up failed"
+if ! compose up -d 2>&1 | grep -v '^$'; then
+    failing=$(for service in "${SERVICES[@]}"; do
+        [ -n "$(container "$service")" ] && echo "$service: $(state "$service")"
+    done | grep -v -E ': (running healthy|exited - 0|exited [a-z]+ 0)' | paste -sd';' -)
+    fail "docker-compose up failed (status health exit-code: $failing)"
+fi
 deadline=$(($(date +%s) + UP_TIMEOUT))
 while :; do
     pending=()
