@@ -215,10 +215,17 @@ grep -E '^(Successfully built|[0-9]+ static files)' "$WORK/build.log" | sort -u
 step "docker-compose up -d"
 UP=1
 if ! compose up -d 2>&1 | grep -v '^$'; then
-    failing=$(for service in "${SERVICES[@]}"; do
-        [ -n "$(container "$service")" ] && echo "$service: $(state "$service")"
-    done | grep -v -E ': (running healthy|exited - 0|exited [a-z]+ 0)' | paste -sd';' -)
-    fail "docker-compose up failed (status health exit-code: $failing)"
+    failing=()
+    for service in "${SERVICES[@]}"; do
+        if [ -z "$(container "$service")" ]; then
+            failing+=("$service not started")
+            continue
+        fi
+        read -r status health code <<<"$(state "$service")"
+        [ "$status/$health" = running/healthy ] || [ "$status/$code" = exited/0 ] ||
+            failing+=("$service $status ($health, exit code $code)")
+    done
+    fail "docker-compose up failed: $(printf '%s; ' "${failing[@]}")"
 fi
 deadline=$(($(date +%s) + UP_TIMEOUT))
 while :; do
