@@ -106,3 +106,12 @@ bench-bots: install
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info
+
+# docker-compose.yml brought up as shipped on a Docker engine of its own (images built from
+# Debian's packages, host networking on loopback addresses), one whole game played through
+# Caddy over HTTPS and WSS, everything stopped; fails on any step. As root; a few minutes
+# (less once the images are cached under SMOKE_ROOT). docs/operations.md, "The compose
+# smoke test".
+.PHONY: smoke-compose
+smoke-compose: install
+	bash deploy/smoke/run.sh
