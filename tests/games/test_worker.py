@@ -94,6 +94,7 @@ def test_each_loop_beats_again_under_its_name(monkeypatch):
         call_command("run_worker", "--job", "digests", "--name", "w1")
     assert loops == [jobs.WORKER_INTERVAL_SECONDS] * 2
     assert WorkerHeartbeat.objects.get(name="w1").beat_at == T0 + dt.timedelta(seconds=60)
+    assert not jobs.stopping  # the stop ended with the run: jobs called later work
 
 
 @pytest.mark.django_db

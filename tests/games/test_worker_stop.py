@@ -251,3 +251,19 @@ def test_under_json_logging_every_line_is_a_json_object(workers, tmp_path):
     assert jobs["deadlines"]["result"] == {"timeouts": 0, "reminders": 0}
     assert jobs["notifications"]["result"] == 0
     assert len(records) == len(jobs)  # --once: the job lines, and nothing else
+
+
+def test_under_json_logging_the_start_and_stop_lines_are_json_too(workers, tmp_path):
+    worker = workers(tmp_path, "--job", "digests", "--name", "w1", DJANGO_LOG_FORMAT="json")
+    worker.wait_for(lambda: '"job": "digests"' in worker.said())
+    status, _ = worker.stop(signal.SIGTERM)
+    assert status == 0, worker.said()
+    records = [json.loads(line) for line in worker.said().splitlines()]
+    assert [r["message"].split()[0] for r in records] == [
+        "worker",
+        "digests:",
+        "stopping",
+        "stopped",
+    ]
+    assert records[0]["worker"] == "w1" and records[0]["jobs"] == ["digests"]
+    assert records[2]["signal"] == records[3]["signal"] == "SIGTERM"

@@ -52,40 +52,43 @@ class Abandoned(BaseException):
 class Stop:
     """SIGTERM and SIGINT ask the worker to stop, while it runs (a context manager).
 
-    The signal handler only sets ``games.jobs.stopping``, arms the grace's timer and wakes
-    the sleep and the reporting thread through a pipe: it takes no lock and writes no log
-    line, as a handler may run in the middle of either. The thread logs the "stopping"
-    line at once, whatever the job in hand is doing.
+    The signal handler only sets ``games.jobs.stopping`` and wakes the sleep and the
+    stop's thread through a pipe: it takes no lock and writes no log line, as a handler
+    may run in the middle of either. The thread logs the "stopping" line at once,
+    whatever the job in hand is doing, and signals again once the grace is over.
     """
 
     def __init__(self, grace: float = STOP_GRACE_SECONDS):
         self.grace = grace
         self.in_hand = ""  # the job running now, if any
+        self.signal = ""  # the name of the signal that stopped the worker, once it has
         self.asked_at = 0.0
         self.previous = {}
+        self.finished = threading.Event()
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_write, False)
-        self.reporter = threading.Thread(target=self._report, name="worker-stop", daemon=True)
+        self.watcher = threading.Thread(target=self._watch, name="worker-stop", daemon=True)
 
     def __enter__(self):
         stopping.reason = ""
         # Signal handlers belong to the main thread; elsewhere (a test's thread) no signal
         # can stop the loop, which still ends with --once.
         if threading.current_thread() is threading.main_thread():
-            for signum in (*STOP_SIGNALS, signal.SIGALRM):
+            for signum in STOP_SIGNALS:
                 self.previous[signum] = signal.signal(signum, self._handle)
-        self.reporter.start()
+        self.watcher.start()
         return self
 
     def __exit__(self, *exc_info):
-        if self.previous:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            for signum, handler in self.previous.items():
-                signal.signal(signum, handler)
-        self._wake()  # the reporting thread ends (and logs nothing if no signal came)
-        self.reporter.join(timeout=1)
+        self.finished.set()
+        self._wake()  # the stop's thread ends (and logs nothing if no signal came)
+        self.watcher.join(timeout=1)
+        for signum, handler in self.previous.items():  # after the thread's last signal
+            signal.signal(signum, handler)
         os.close(self.wake_read)
         os.close(self.wake_write)
+        # The request ends with this run: jobs run later in this process (a test's) work.
+        self.signal, stopping.reason = stopping.reason, ""
 
     def sleep(self, seconds: float) -> None:
         """Wait ``seconds``, or until a stop is asked (at once if it already was)."""
@@ -98,23 +101,22 @@ class Stop:
         return time.monotonic() - self.asked_at
 
     def _handle(self, signum, frame):
-        if signum == signal.SIGALRM or stopping:  # the grace is over, or a second signal
+        if stopping:  # a second signal, or the grace is over
             if self.in_hand:
                 raise Abandoned(self.in_hand)
             return
         stopping.reason = signal.Signals(signum).name
         self.asked_at = time.monotonic()
-        signal.setitimer(signal.ITIMER_REAL, self.grace)
         self._wake()
 
     def _wake(self) -> None:
         with contextlib.suppress(BlockingIOError):  # a full pipe wakes its readers already
             os.write(self.wake_write, b"!")
 
-    def _report(self) -> None:
+    def _watch(self) -> None:
         select.select([self.wake_read], [], [])
         if not stopping:
-            return
+            return  # the run ended without a signal
         if self.in_hand:
             log.info(
                 "stopping on %s: the job %s in hand has %g s to finish",
@@ -125,6 +127,8 @@ class Stop:
             )
         else:
             log.info("stopping on %s", stopping.reason, extra={"signal": stopping.reason})
+        if not self.finished.wait(self.grace):  # the job in hand is abandoned
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
 
 
 class Command(BaseCommand):
@@ -179,13 +183,13 @@ class Command(BaseCommand):
                     stopping.reason,
                     extra={"job": str(abandoned), "result": "abandoned"},
                 )
-        if stopping:
+        if self.stop.signal:
             seconds = self.stop.seconds_since_asked()
             log.info(
                 "stopped %.1f s after %s",
                 seconds,
-                stopping.reason,
-                extra={"signal": stopping.reason, "duration_ms": round(seconds * 1000)},
+                self.stop.signal,
+                extra={"signal": self.stop.signal, "duration_ms": round(seconds * 1000)},
             )
 
     def _loop(self, names, heartbeat, once, interval):
