@@ -4,8 +4,9 @@ notifications, the computer opponents' turns and the analysis of finished games.
 Every job is idempotent and safe on two workers at once: timeouts lock the game row,
 notifications are unique per (user, kind, key), and sending takes each outbox row
 under a lock that another worker skips. A send that fails is tried again later
-(``RETRY_DELAYS``), then given up. The worker loop beats (``beat``) so that anyone can
-tell whether it runs (``worker_heartbeat_age``).
+(``RETRY_DELAYS``), then given up. A worker asked to stop ends the jobs that work
+through many items after the item in hand (``stopping``). The worker loop beats
+(``beat``) so that anyone can tell whether it runs (``worker_heartbeat_age``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,24 @@ from .models import Game, Notification, WorkerHeartbeat
 from .services import analysis, endings, notify
 
 log = logging.getLogger(__name__)
+
+
+class StopRequest:
+    """Whether the worker was asked to stop (``run_worker`` sets it on SIGTERM or SIGINT).
+
+    The jobs that work through many items look at it between two: each item is its own
+    transaction, so a stop waits for the item in hand, not for the whole queue. A plain
+    attribute, so that a signal handler sets it without taking a lock.
+    """
+
+    def __init__(self) -> None:
+        self.reason = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.reason)
+
+
+stopping = StopRequest()
 
 # After the n-th failed try to send an email, wait RETRY_DELAYS[n - 1] before the next;
 # once the last delay is used up, the next failure gives the email up for good. So five
@@ -58,6 +77,8 @@ def check_deadlines(now=None) -> dict:
         to_move__bot_level__gt=""  # a computer opponent never runs out of time
     )
     for game in games.select_related("to_move").iterator():
+        if stopping:
+            break
         deadline = effective_deadline(game)
         if deadline is None:
             continue
@@ -74,6 +95,8 @@ def queue_digests(now=None) -> int:
     users = get_user_model().objects.filter(daily_digest=True, is_active=True).exclude(email="")
     queued = 0
     for user in users.iterator():
+        if stopping:
+            break
         if Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).exists():
             queued += notify.digest(user, now.date().isoformat())
     return queued
@@ -109,7 +132,7 @@ def send_notifications(now=None, channel=None) -> int:
     """
     now = now or timezone.now()
     sent, failed = 0, []
-    while True:
+    while not stopping:  # the rest waits for the next run
         with transaction.atomic():
             notification = (
                 _pending(now, channel)
@@ -142,6 +165,7 @@ def send_notifications(now=None, channel=None) -> int:
             else:
                 if notification.outcome == Notification.Outcome.SENT:
                     sent += 1
+    return sent
 
 
 _DONE_FIELDS = ["sent_at", "outcome", "detail", "attempts", "address", "next_attempt_at"]

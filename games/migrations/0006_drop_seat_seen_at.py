@@ -4,6 +4,12 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+    # The second step of dropping Seat.seen_at (docs/operations.md, "Upgrading"): the
+    # release 1457031 stopped reading and writing it. This drop came in that same release,
+    # against the rule, so the servers of the release before failed on the column while
+    # that upgrade ran; every deployment is past it now, and it was reviewed as such.
+    second_step_after = "1457031"
+
     dependencies = [
         ("games", "0005_seat_socket_lease"),
     ]

@@ -127,7 +127,7 @@ def run_worker_once() -> str:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout
+    return result.stderr  # the worker's log lines
 
 
 def test_a_player_turns_push_on_and_the_worker_delivers_your_turn(

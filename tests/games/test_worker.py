@@ -2,7 +2,9 @@
 
 import datetime as dt
 import io
+import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +33,29 @@ def keep_the_test_connection(monkeypatch):
     monkeypatch.setattr(run_worker, "close_old_connections", lambda: None)
 
 
+def job_lines(caplog) -> list[tuple[int, str, object]]:
+    """(level, job, result) of each job's log line of the worker."""
+    return [
+        (r.levelno, r.job, r.result)
+        for r in caplog.records
+        if r.name == "games.worker" and hasattr(r, "job")
+    ]
+
+
+def stop_on_the_sleep_number(n: int, sleeps: list, then=None):
+    """A worker's sleep that counts the sleeps and signals SIGTERM to this process (the
+    worker's own handler takes it) on the ``n``-th; ``then(seconds)`` on each one."""
+
+    def sleep(stop, seconds):
+        sleeps.append(seconds)
+        if then:
+            then(seconds)
+        if len(sleeps) == n:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return sleep
+
+
 def health(*args):
     """(exit status, stdout, stderr) of worker_health."""
     out, err = io.StringIO(), io.StringIO()
@@ -42,11 +67,11 @@ def health(*args):
 
 
 @pytest.mark.django_db
-def test_run_worker_once_writes_a_heartbeat():
+def test_run_worker_once_writes_a_heartbeat(caplog):
     assert jobs.worker_heartbeat_age() is None
-    out = io.StringIO()
-    call_command("run_worker", "--once", stdout=out)
-    assert "notifications: 0" in out.getvalue()
+    caplog.set_level(logging.INFO, "games.worker")
+    call_command("run_worker", "--once")
+    assert (logging.INFO, "notifications", 0) in job_lines(caplog)
     beat = WorkerHeartbeat.objects.get()
     assert (beat.name, beat.host, beat.pid) == (
         socket.gethostname(),
@@ -60,17 +85,16 @@ def test_run_worker_once_writes_a_heartbeat():
 def test_each_loop_beats_again_under_its_name(monkeypatch):
     loops = []
 
-    def sleep(seconds):
-        loops.append(seconds)
-        if len(loops) == 2:
-            raise KeyboardInterrupt  # the only way out of the loop
-        traveller.shift(dt.timedelta(seconds=seconds))
+    def travel(seconds):
+        if len(loops) < 2:
+            traveller.shift(dt.timedelta(seconds=seconds))
 
-    monkeypatch.setattr(run_worker.time, "sleep", sleep)
-    with time_machine.travel(T0, tick=False) as traveller, pytest.raises(KeyboardInterrupt):
-        call_command("run_worker", "--job", "digests", "--name", "w1", stdout=io.StringIO())
+    monkeypatch.setattr(run_worker.Stop, "sleep", stop_on_the_sleep_number(2, loops, travel))
+    with time_machine.travel(T0, tick=False) as traveller:
+        call_command("run_worker", "--job", "digests", "--name", "w1")
     assert loops == [jobs.WORKER_INTERVAL_SECONDS] * 2
     assert WorkerHeartbeat.objects.get(name="w1").beat_at == T0 + dt.timedelta(seconds=60)
+    assert not jobs.stopping  # the stop ended with the run: jobs called later work
 
 
 @pytest.mark.django_db
@@ -116,7 +140,7 @@ def test_worker_health_exit_status_as_the_healthcheck_sees_it():
 
 
 @pytest.mark.django_db
-def test_the_loop_rides_out_a_database_outage(monkeypatch):
+def test_the_loop_rides_out_a_database_outage(monkeypatch, caplog):
     down = {"on": True}
 
     def beat(name):
@@ -129,19 +153,22 @@ def test_the_loop_rides_out_a_database_outage(monkeypatch):
             raise OperationalError("server closed the connection unexpectedly")
         return "done"
 
-    def sleep(seconds):
-        if not down["on"]:
-            raise KeyboardInterrupt  # two loops are enough
+    def back(seconds):
         down["on"] = False  # the database is back for the next loop
 
+    sleeps = []  # two loops are enough
     monkeypatch.setattr(run_worker, "beat", beat)
-    monkeypatch.setattr(run_worker.time, "sleep", sleep)
+    monkeypatch.setattr(run_worker.Stop, "sleep", stop_on_the_sleep_number(2, sleeps, back))
     monkeypatch.setitem(jobs.JOBS, "probe", job)
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.raises(KeyboardInterrupt):
-        call_command("run_worker", "--job", "probe", "--name", "w", stdout=out, stderr=err)
-    assert err.getvalue().splitlines() == ["heartbeat: failed", "probe: failed"]
-    assert out.getvalue().splitlines() == ["probe: done"]
+    caplog.set_level(logging.INFO, "games.worker")
+    call_command("run_worker", "--job", "probe", "--name", "w")
+    failures = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage() for r in failures][0] == "heartbeat w failed"
+    assert all(r.exc_info and r.exc_info[0] is OperationalError for r in failures)
+    assert job_lines(caplog) == [
+        (logging.ERROR, "probe", "failed"),
+        (logging.INFO, "probe", "done"),
+    ]
     assert WorkerHeartbeat.objects.filter(name="w").exists()
 
 

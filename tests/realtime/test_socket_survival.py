@@ -2,6 +2,8 @@
 a failing handler answers server_error; a crashed consumer gives its lease back."""
 
 import asyncio
+import functools
+import math
 
 import pytest
 from channels.db import database_sync_to_async
@@ -15,6 +17,7 @@ from games.rules import random_command
 from games.services import commands
 from moderation.services import do_suspend
 from shanghaien.lib import sockets as sockets_lib
+from shanghaien.lib.ratelimit import FrameBudget
 
 from ..helpers.accounts import confirmed_address
 from ..helpers.sockets import communicator
@@ -153,15 +156,39 @@ async def test_sync_floods_are_refused_with_when_to_try_again(sockets, game, pla
     assert (await answers(socket, 1))[0]["type"] == "state"
 
 
-async def test_a_frame_flood_is_answered_not_closed(sockets, game, players):
+class StoppedClock:
+    """A clock for a socket's frame budget that moves only when the test says."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+async def test_a_frame_flood_is_answered_not_closed(sockets, game, players, monkeypatch):
+    # The budget's clock stands still while the flood arrives, however slowly a busy
+    # machine delivers it: exactly the burst passes, and every frame after it is refused.
+    clock = StoppedClock()
+    monkeypatch.setattr(sockets_lib, "FrameBudget", functools.partial(FrameBudget, clock=clock))
     socket = await joined(sockets, game, players["anna"])
-    burst = sockets_lib.FRAMES[1]
+    per_second, burst = sockets_lib.FRAMES
     for _ in range(burst + 5):
         await socket.send_to(text_data='{"type": "nonsense"}')
-    codes = [m["code"] for m in await answers(socket, burst + 5)]
-    assert codes[:burst] == ["unknown_type"] * burst
-    assert set(codes[burst:]) == {"rate_limited"}
+    answered = await answers(socket, burst + 5)
+    assert [m["code"] for m in answered] == ["unknown_type"] * burst + ["rate_limited"] * 5
+    one_frame = math.ceil(10 / per_second) / 10  # the wait for one frame, to a tenth up
+    assert {m["retry_after"] for m in answered[burst:]} == {one_frame}
     assert await socket.receive_nothing()
+    # A second later the budget holds a second's frames again: the socket is still open.
+    clock.advance(1)
+    for _ in range(per_second + 1):
+        await socket.send_to(text_data='{"type": "nonsense"}')
+    codes = [m["code"] for m in await answers(socket, per_second + 1)]
+    assert codes == ["unknown_type"] * per_second + ["rate_limited"]
 
 
 @pytest.mark.parametrize(

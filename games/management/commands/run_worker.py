@@ -1,16 +1,40 @@
-"""The background worker: deadlines, reminders, digests and emails, in a loop or once."""
+"""The background worker: deadlines, reminders, digests and emails, in a loop or once.
 
+SIGTERM or SIGINT stops it within seconds with exit status 0, also as PID 1 of a
+container (where a signal without a handler is ignored): a sleep ends at once, a job that
+works through many items ends after the item in hand (``games.jobs.stopping``), and a job
+still running ``--grace`` seconds after the signal is abandoned, its open transaction
+rolled back. Every job works item by item, each in a transaction of its own, and is
+idempotent, so nothing is left half done: what was abandoned is done by the next run. A
+second signal abandons the job in hand at once.
+
+Every line the worker writes is a log record of the logger ``games.worker``; a job's line
+carries the fields ``job``, ``result`` and ``duration_ms`` (one JSON object under
+DJANGO_LOG_FORMAT=json).
+"""
+
+import contextlib
 import logging
+import os
+import select
+import signal
+import threading
 import time
 
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from games import bot_turns
-from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
+from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, stopping, worker_name
 from shanghaien.lib import metrics
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("games.worker")
+
+# The signals that stop the worker: a container's stop, and Ctrl-C on a developer's machine.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# How long the job in hand may go on after a stop signal before it is abandoned: well
+# inside the 5 seconds a stop may take, and a container engine's 10 seconds of grace.
+STOP_GRACE_SECONDS = 3.0
 
 
 def fast_tick(name: str) -> float:
@@ -18,10 +42,101 @@ def fast_tick(name: str) -> float:
     return bot_turns.tick_seconds() if name == "bots" else FAST_JOBS[name]
 
 
+class Abandoned(BaseException):
+    """Raised into the job in hand when the stop waits for it no longer.
+
+    A BaseException, so that no job's ``except Exception`` takes it for a failure of its
+    own, and every ``transaction.atomic`` it passes on its way out rolls back.
+    """
+
+
+class Stop:
+    """SIGTERM and SIGINT ask the worker to stop, while it runs (a context manager).
+
+    The signal handler only sets ``games.jobs.stopping`` and wakes the sleep and the
+    stop's thread through a pipe: it takes no lock and writes no log line, as a handler
+    may run in the middle of either. The thread logs the "stopping" line at once,
+    whatever the job in hand is doing, and signals again once the grace is over.
+    """
+
+    def __init__(self, grace: float = STOP_GRACE_SECONDS):
+        self.grace = grace
+        self.in_hand = ""  # the job running now, if any
+        self.signal = ""  # the name of the signal that stopped the worker, once it has
+        self.asked_at = 0.0
+        self.previous = {}
+        self.finished = threading.Event()
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_write, False)
+        self.watcher = threading.Thread(target=self._watch, name="worker-stop", daemon=True)
+
+    def __enter__(self):
+        stopping.reason = ""
+        # Signal handlers belong to the main thread; elsewhere (a test's thread) no signal
+        # can stop the loop, which still ends with --once.
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._handle)
+        self.watcher.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.finished.set()
+        self._wake()  # the stop's thread ends (and logs nothing if no signal came)
+        self.watcher.join(timeout=1)
+        for signum, handler in self.previous.items():  # after the thread's last signal
+            signal.signal(signum, handler)
+        os.close(self.wake_read)
+        os.close(self.wake_write)
+        # The request ends with this run: jobs run later in this process (a test's) work.
+        self.signal, stopping.reason = stopping.reason, ""
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or until a stop is asked (at once if it already was)."""
+        if not stopping:
+            # The handler writes to the pipe before it returns, and select goes on
+            # waiting after a signal (PEP 475): the pipe is what ends the wait.
+            select.select([self.wake_read], [], [], seconds)
+
+    def seconds_since_asked(self) -> float:
+        return time.monotonic() - self.asked_at
+
+    def _handle(self, signum, frame):
+        if stopping:  # a second signal, or the grace is over
+            if self.in_hand:
+                raise Abandoned(self.in_hand)
+            return
+        stopping.reason = signal.Signals(signum).name
+        self.asked_at = time.monotonic()
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError):  # a full pipe wakes its readers already
+            os.write(self.wake_write, b"!")
+
+    def _watch(self) -> None:
+        select.select([self.wake_read], [], [])
+        if not stopping:
+            return  # the run ended without a signal
+        if self.in_hand:
+            log.info(
+                "stopping on %s: the job %s in hand has %g s to finish",
+                stopping.reason,
+                self.in_hand,
+                self.grace,
+                extra={"signal": stopping.reason, "job": self.in_hand},
+            )
+        else:
+            log.info("stopping on %s", stopping.reason, extra={"signal": stopping.reason})
+        if not self.finished.wait(self.grace):  # the job in hand is abandoned
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+
+
 class Command(BaseCommand):
     help = (
         "Run the deadline, reminder, digest and email jobs, the computer opponents' "
-        "turns and the analysis of finished games (in a loop, or once for cron)."
+        "turns and the analysis of finished games (in a loop, or once for cron). "
+        "SIGTERM or SIGINT stops it after the item in hand."
     )
 
     def add_arguments(self, parser):
@@ -38,55 +153,117 @@ class Command(BaseCommand):
         parser.add_argument(
             "--name", default=None, help="the heartbeat's name (default: this host's name)"
         )
+        parser.add_argument(
+            "--grace",
+            type=float,
+            default=STOP_GRACE_SECONDS,
+            help="seconds the job in hand may go on after SIGTERM or SIGINT (default %(default)s)",
+        )
 
     def handle(self, *args, once=False, job=None, interval=WORKER_INTERVAL_SECONDS, **options):
         names = job or list(JOBS)
         heartbeat = options.get("name") or worker_name()
+        with Stop(options.get("grace", STOP_GRACE_SECONDS)) as self.stop:
+            if not once:
+                log.info(
+                    "worker %s (pid %s) running %s every %g s",
+                    heartbeat,
+                    os.getpid(),
+                    ", ".join(names),
+                    interval,
+                    extra={"worker": heartbeat, "jobs": names},
+                )
+            try:
+                self._loop(names, heartbeat, once, interval)
+            except Abandoned as abandoned:
+                log.warning(
+                    "abandoned the job %s in hand %.1f s after %s: its open transaction "
+                    "is rolled back, the next run does its work",
+                    abandoned,
+                    self.stop.seconds_since_asked(),
+                    stopping.reason,
+                    extra={"job": str(abandoned), "result": "abandoned"},
+                )
+        if self.stop.signal:
+            seconds = self.stop.seconds_since_asked()
+            log.info(
+                "stopped %.1f s after %s",
+                seconds,
+                self.stop.signal,
+                extra={"signal": self.stop.signal, "duration_ms": round(seconds * 1000)},
+            )
+
+    def _loop(self, names, heartbeat, once, interval):
         fast = [name for name in names if name in FAST_JOBS]  # the bots' turns
         slow = [name for name in names if name not in FAST_JOBS]
         if not once:
             metrics.serve_worker_metrics()  # with WORKER_METRICS_PORT: the jobs' durations
-        while True:
+        while not stopping:
             # A connection broken by a database outage is dropped here and opened anew
             # by the next query, so the loop recovers once the database is back.
             close_old_connections()
             if not slow:
                 self._beat(heartbeat)
             for name in slow:
+                if stopping:
+                    return
                 # Before each job, not once a loop: a long job (many emails) then does
                 # not make a working worker look stale.
                 self._beat(heartbeat)
                 self._run(name)
-            for name in fast:
-                self._run(name)
+            self._run_each(fast)
             if once:
                 return
             if not fast:
-                time.sleep(interval)
+                self.stop.sleep(interval)
                 continue
             # Until the next round of the slow jobs, the fast ones run at their own pace.
             tick = min(fast_tick(name) for name in fast)
             end = time.monotonic() + interval
-            while (left := end - time.monotonic()) > 0:
-                time.sleep(min(tick, left))
+            while not stopping and (left := end - time.monotonic()) > 0:
+                self.stop.sleep(min(tick, left))
                 close_old_connections()
-                for name in fast:
-                    self._run(name, quiet=True)
+                self._run_each(fast, quiet=True)
+
+    def _run_each(self, names, quiet=False):
+        for name in names:
+            if stopping:
+                return
+            self._run(name, quiet)
 
     def _run(self, name, quiet=False):
+        started = time.monotonic()
+        self.stop.in_hand = name
         try:
             with metrics.job_run(name):  # timed; a failure counted and reported
                 result = JOBS[name]()
         except Exception:  # one failing job must not stop the others
-            self.stderr.write(f"{name}: failed")
-            log.exception("job %s failed", name)
+            duration_ms = milliseconds_since(started)
+            log.exception(
+                "%s: failed after %d ms",
+                name,
+                duration_ms,
+                extra={"job": name, "result": "failed", "duration_ms": duration_ms},
+            )
             return
+        finally:
+            self.stop.in_hand = ""
+        duration_ms = milliseconds_since(started)
         if result or not quiet:  # a fast job that found nothing to do says nothing
-            self.stdout.write(f"{name}: {result}")
+            log.info(
+                "%s: %s in %d ms",
+                name,
+                result,
+                duration_ms,
+                extra={"job": name, "result": result, "duration_ms": duration_ms},
+            )
 
     def _beat(self, name):
         try:
             beat(name)
         except Exception:  # no beat this time (database down?): the jobs still run
-            self.stderr.write("heartbeat: failed")
-            log.exception("heartbeat %s failed", name)
+            log.exception("heartbeat %s failed", name, extra={"worker": name})
+
+
+def milliseconds_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
