@@ -334,7 +334,16 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
         },
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    # Django's request lines are written without the query string or a secret in the path
+    # (shanghaien.lib.routes.RequestShown), as the access log is.
+    "filters": {"request_shown": {"()": "shanghaien.lib.routes.RequestShown"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_shown"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # The channel layer's warnings and errors (a lost Redis connection, a dropped message)
     # are shown whatever DJANGO_LOG_LEVEL says; a lower level shows its INFO and DEBUG too.

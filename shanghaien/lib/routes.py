@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.urls import Resolver404, resolve
 
@@ -32,3 +34,25 @@ def route_of(path: str) -> tuple[str, str]:
     if SECRET_PARTS.intersection(match.kwargs):
         return route, route
     return route, path
+
+
+class RequestShown(logging.Filter):
+    """Django's own request lines (``django.request``, ``django.security``) name the path a
+    request took, and carry the request itself, which a JSON formatter writes out whole
+    (``<ASGIRequest: GET '/path?query'>``). This writes both as the access log does: the
+    method and the path, never the query string, and the route pattern for a path that
+    holds a secret."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        path = getattr(request, "path", None)
+        if not isinstance(path, str):
+            return True
+        try:
+            shown = route_of(path)[1]
+        except Exception:  # settings or routes not ready: nothing but the path is shown
+            shown = path
+        record.request = f"{getattr(request, 'method', '')} {shown}".strip()
+        if isinstance(record.args, tuple) and path != shown:
+            record.args = tuple(shown if arg == path else arg for arg in record.args)
+        return True

@@ -63,6 +63,9 @@ def test_under_json_logging_every_line_is_json_and_each_request_has_one(players,
     with start_server(env=env, log=log) as (url,):
         assert get(f"{url}/healthz?skip=worker&token=from-the-query-31") == 200
         assert get(f"{url}/accounts/unsubscribe/{token}/") == 200
+        # Django's own warnings name the path: without the query, a secret as its route
+        assert get(f"{url}/no-such-page/?secret=from-a-404-77") == 404
+        assert get(f"{url}/accounts/unsubscribe/{token}x/?k=from-a-400-78") == 400
         assert get(f"{url}/metrics") == 401
         assert asyncio.run(sockets(url, session_cookie(anna))) == ["hello", 403]
         # a socket's last line comes when its application ends, just after the client's
@@ -79,10 +82,18 @@ def test_under_json_logging_every_line_is_json_and_each_request_has_one(players,
     assert line["client"] == "127.0.0.1" and 0 < line["duration_ms"] < 5000
     assert line["message"].startswith("GET /healthz 200 ")
     assert "from-the-query-31" not in text and "skip=worker" not in text
+    django_lines = [r for r in records if r["name"] == "django.request"]
+    assert {r["message"] for r in django_lines} >= {
+        "Not Found: /no-such-page/",
+        "Bad Request: /accounts/unsubscribe/<str:token>/",
+    }
+    assert all(r["request"].startswith("GET /") for r in django_lines)
+    assert "from-a-404-77" not in text and "from-a-400-78" not in text
     # a path that holds a secret is written as its route
-    (unsubscribe,) = [r for r in access if r.get("route", "").startswith("/accounts/unsub")]
-    assert unsubscribe["path"] == "/accounts/unsubscribe/<str:token>/"
-    assert unsubscribe["status"] == 200 and token not in text
+    unsubscribes = [r for r in access if r.get("route", "").startswith("/accounts/unsub")]
+    assert [r["status"] for r in unsubscribes] == [200, 400]
+    assert {r["path"] for r in unsubscribes} == {"/accounts/unsubscribe/<str:token>/"}
+    assert token not in text
     (metrics,) = [r for r in access if r["path"] == "/metrics"]
     assert metrics["status"] == 401
     sockets_seen = [(r["websocket"], r["status"]) for r in access if "websocket" in r]
