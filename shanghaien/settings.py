@@ -366,7 +366,8 @@ if SENTRY_DSN:
     error_reports.init(SENTRY_DSN, SENTRY_ENVIRONMENT, SENTRY_RELEASE)
 # Prometheus' page, /metrics, shown only with this bearer token (absent without one).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
-WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
+# empty, as .env.example leaves it, is unset
+WORKER_METRICS_PORT = int(env.str("WORKER_METRICS_PORT", default="") or 0)
 WORKER_METRICS_HOST = env.str("WORKER_METRICS_HOST", default="0.0.0.0")
 if WORKER_METRICS_PORT and not METRICS_TOKEN:
     raise ImproperlyConfigured("WORKER_METRICS_PORT needs METRICS_TOKEN to guard the page.")

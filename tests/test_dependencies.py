@@ -186,7 +186,7 @@ def test_no_lock_pins_the_build_tools_otherwise_than_build_txt():
 
 def test_the_test_tools_are_not_in_the_runtime_lock():
     runtime = set(pins("runtime.txt"))
-    for tool in ("pytest", "playwright", "ruff", "hypothesis", "django-migration-linter", "uv"):
+    for tool in ("pytest", "playwright", "ruff", "hypothesis", "uv"):
         assert tool in pins("test.txt") and tool not in runtime
 
 

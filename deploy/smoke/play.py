@@ -5,7 +5,10 @@ API), then each opens the game's socket and, on their turn, sends one of the leg
 the server offers (never resign or abort) until the game is over. Caddy must have sent the
 two sockets to different web processes, so every move also crosses from one process to the
 other through Redis. Also checked through the proxy: /metrics answers 404, a hashed static
-file comes from Caddy's volume, plain HTTP is redirected to HTTPS.
+file comes from Caddy's volume, plain HTTP is redirected to HTTPS. With --metrics, each
+process's /metrics is then scraped as Prometheus would on the internal network: refused
+without the token, the listed series with it, and the web processes' moves applied adding
+up to the moves played.
 
 With --poll-until FILE it only asks for /healthz through the proxy, over and over, until
 FILE exists (during a rolling upgrade), and fails if one request was not answered 200.
@@ -246,6 +249,62 @@ def check_proxy(player: Player, site: str, address: str) -> dict:
     return {"static": found.group(0), "metrics": 404, "http": redirect.status}
 
 
+WEB_SERIES = (
+    "shanghaien_http_requests_total",
+    "shanghaien_http_request_duration_seconds_bucket",
+    "shanghaien_websockets_open",
+    "shanghaien_moves_applied_total",
+    "shanghaien_outbox_lag_seconds",
+    "shanghaien_bot_turns_waiting",
+)
+WORKER_SERIES = ("shanghaien_worker_job_duration_seconds_bucket",)
+
+
+def scrape(address: str, token: str | None) -> tuple[int, str]:
+    host, port = address.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT)
+    try:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        connection.request("GET", "/metrics", headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+def samples(text: str, name: str) -> float:
+    """The sum of every sample of the series ``name`` (all its labels)."""
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name) and line[len(name)] in " {":
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def check_metrics(targets: dict[str, str], token: str, moves: int) -> dict:
+    """Each process's /metrics, as Prometheus scrapes it on the internal network: refused
+    without the token, and with it the listed series; the web processes' counts of moves
+    applied add up to the moves played (each move is applied by one process, once)."""
+    applied = 0.0
+    for name, address in targets.items():
+        status, _ = scrape(address, None)
+        if status != 401:
+            raise Failed(f"{name}'s /metrics answered {status} without the token, not 401")
+        status, text = scrape(address, token)
+        if status != 200:
+            raise Failed(f"{name}'s /metrics answered {status} with the token")
+        wanted = WORKER_SERIES if name == "worker" else WEB_SERIES
+        lines = text.splitlines()
+        missing = [s for s in wanted if not any(x.startswith((f"{s} ", f"{s}{{")) for x in lines)]
+        if missing:
+            raise Failed(f"{name}'s /metrics lacks {missing}")
+        if name != "worker":
+            applied += samples(text, "shanghaien_moves_applied_total")
+    if applied != moves:
+        raise Failed(f"the web processes counted {applied:g} moves applied, not {moves}")
+    return {"metrics": {"scraped": sorted(targets), "moves_applied": int(applied)}}
+
+
 def poll(player: Player, until: Path, out: str) -> None:
     """Ask for /healthz through the proxy, one request after the other, until ``until``
     exists; every answer but 200 (or no answer) is a failure."""
@@ -277,6 +336,14 @@ def main() -> None:
     parser.add_argument("--out", required=True, help="where to write what happened (JSON)")
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--poll-until", type=Path, help="only ask for /healthz until this exists")
+    parser.add_argument(
+        "--metrics",
+        action="append",
+        default=[],
+        metavar="NAME=HOST:PORT",
+        help="a process whose /metrics to scrape after the game (web1, web2, worker)",
+    )
+    parser.add_argument("--metrics-token", default="", help="METRICS_TOKEN of the .env")
     args = parser.parse_args()
     tls = ssl.create_default_context(cafile=args.ca)
     if args.poll_until:
@@ -297,6 +364,10 @@ def main() -> None:
         if final["status"] != "finished":
             raise Failed(f"game {game} is {final['status']} after the last move")
         result = final["view"]["result"]
+        if args.metrics:
+            targets = dict(target.split("=", 1) for target in args.metrics)
+            checked |= check_metrics(targets, args.metrics_token, played["moves"])
+            print(f"metrics scraped from {', '.join(targets)}: {checked['metrics']}", flush=True)
     except (Failed, OSError, ssl.SSLError) as error:
         sys.exit(f"play: {type(error).__name__}: {error}")
     summary = {

@@ -180,6 +180,7 @@ values = {
     "DEFAULT_FROM_EMAIL": f"Shanghaien <noreply@{site}>",
     "VAPID_SUBJECT": f"mailto:admin@{site}",
     "METRICS_TOKEN": secrets.token_urlsafe(32),
+    "WORKER_METRICS_PORT": "9100",
 }
 lines = []
 for line in open(example).read().splitlines():
@@ -190,7 +191,7 @@ for line in open(example).read().splitlines():
         print(f".env: {name} left empty (its example points outside this machine)")
         value = ""
     lines.append(f"{name}={values.pop(name, value)}")
-lines += [f"{name}={value}" for name, value in values.items() if name == "METRICS_TOKEN"]
+lines += [f"{name}={value}" for name, value in values.items() if "METRICS" in name]
 open(target, "w").write("\n".join(lines) + "\n")
 EOF
 "$PY" "$HERE/override.py" "$WORK/app" "$WORK" || fail "could not write the compose file"
@@ -202,7 +203,8 @@ print(" ".join(sorted({name for s in services.values() for name, dep in (s.get("
     if isinstance(dep, dict) and dep.get("condition") == "service_completed_successfully"})))' "$WORK/docker-compose.smoke.yml") "
 echo "services: ${SERVICES[*]} (ending once done:${COMPLETES% })"
 "$PY" -c 'import json, sys; print("addresses:", ", ".join(f"{k} {v}" for k, v in json.load(open(sys.argv[1])).items()))' "$WORK/addresses.json"
-PROXY_ADDRESS=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["proxy"])' "$WORK/addresses.json")
+address() { "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$WORK/addresses.json" "$1"; }
+PROXY_ADDRESS=$(address proxy)
 
 # -- build and up ---------------------------------------------------------------------
 step "building the application image (requirements/runtime.txt, --network host)"
@@ -258,7 +260,11 @@ step "one whole game through Caddy at $PROXY_ADDRESS over HTTPS and WSS"
 docker cp "$(container proxy):/data/caddy/pki/authorities/local/root.crt" "$WORK/root.crt" ||
     fail "Caddy's root certificate is not in the caddy_data volume"
 "$PY" "$HERE/play.py" --site "$SITE" --address "$PROXY_ADDRESS" --ca "$WORK/root.crt" \
-    --admin "$PROXY_ADDRESS:2019" --out "$WORK/game.json" || fail "the game through the proxy"
+    --admin "$PROXY_ADDRESS:2019" --out "$WORK/game.json" \
+    --metrics-token "$(sed -n 's/^METRICS_TOKEN=//p' "$WORK/app/.env")" \
+    --metrics "web1=$(address web1):8000" --metrics "web2=$(address web2):8000" \
+    --metrics "worker=127.0.0.1:$(sed -n 's/^WORKER_METRICS_PORT=//p' "$WORK/app/.env")" ||
+    fail "the game through the proxy"
 
 # -- a rolling upgrade (docs/operations.md, "Upgrading") while a client keeps asking --
 step "rolling upgrade: migrate, then each web process, then the worker, while a client asks"
