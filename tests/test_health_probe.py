@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from .daphne import free_port
+from .helpers.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBED = "http://127.0.0.1:8000/"
@@ -116,12 +117,7 @@ def production_daphne(tmp_path_factory):
                 time.sleep(0.2)
         yield port, env
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def run_probe(argv: list[str], port: int, env: dict) -> subprocess.CompletedProcess:

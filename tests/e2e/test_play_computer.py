@@ -17,6 +17,7 @@ from games.models import Game
 
 from ..daphne import ROOT
 from ..helpers.db import database_url
+from ..helpers.processes import stop
 from .helpers import board, in_thread, sign_up, version, wait_for_version_above, wait_until_live
 from .test_board import act
 
@@ -59,12 +60,7 @@ def worker(asgi_server, django_db_blocker, tmp_path_factory):
     try:
         yield said
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def the_bots() -> None:

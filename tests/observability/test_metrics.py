@@ -21,6 +21,7 @@ from games.models import Game, Notification
 
 from ..daphne import ROOT, free_port
 from ..helpers.db import database_url
+from ..helpers.processes import stop
 from ..realtime.protocol import check
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -225,12 +226,7 @@ def test_the_worker_serves_its_job_durations_on_its_own_port():
         try:
             scrape_the_worker(f"http://127.0.0.1:{port}", worker, said)
         finally:
-            worker.terminate()
-            try:
-                worker.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            stop(worker)
 
 
 def scrape_the_worker(base: str, worker: subprocess.Popen, said) -> None:
