@@ -176,7 +176,7 @@ class User(AbstractUser):
         ]
         permissions = [("suspend_user", "Can suspend a user and lift a suspension")]
         # The computer opponents' few accounts, found without reading every player's
-        # (the worker's bots, and games.metrics at each scrape).
+        # (the worker's bots, and games.backlog at each scrape).
         indexes = [
             models.Index(
                 fields=["bot_level"], condition=models.Q(bot_level__gt=""), name="user_bots_idx"

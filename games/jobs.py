@@ -113,10 +113,15 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
+def due(now) -> Q:
+    """An outbox row is due from when it was queued, or after a failed try, from the time
+    of its next (``next_attempt_at``)."""
+    return Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+
+
 def _pending(now, channel=None):
     """Rows still to send whose next try is due (of one channel, if given)."""
-    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
-    rows = Notification.objects.filter(due, sent_at__isnull=True)
+    rows = Notification.objects.filter(due(now), sent_at__isnull=True)
     return rows.filter(channel=channel) if channel else rows
 
 

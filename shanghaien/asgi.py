@@ -14,7 +14,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from prometheus_client import REGISTRY  # noqa: E402
 
-from games.metrics import BacklogCollector  # noqa: E402
+from games.backlog import BacklogCollector  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from shanghaien.lib.access_log import AccessLog  # noqa: E402
 from shanghaien.lib.metrics import Exposition  # noqa: E402

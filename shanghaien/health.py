@@ -89,7 +89,7 @@ def _worker() -> dict:
 
 
 def _outbox() -> dict:
-    from games.metrics import outbox
+    from games.backlog import outbox
 
     box = outbox()
     details = {"lag_s": round(box.lag_s, 1), "due": box.due, "retrying": box.retrying}

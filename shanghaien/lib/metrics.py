@@ -4,7 +4,7 @@ Each process counts its own: every web process its requests, sockets and players
 the worker its jobs and the computer opponents' moves. Prometheus scrapes each process
 (docs/operations.md, "Metrics and error reporting") and adds them up. Series read from
 the database at scrape time (the outbox's lag, the bots' turns) come from a collector the
-caller passes in (``games.metrics``): the kernel knows no app's tables.
+caller passes in (``games.backlog``): the kernel knows no app's tables.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 outbox's lag and the computer opponents' turns waiting.
 
 Read at scrape time, with cheap queries: the outbox's pending rows through the index on
-``sent_at`` (pending rows are few, done rows many); the bots' accounts through their own
-index (accounts migration 0012), then the active games they have to move.
+``sent_at`` (pending rows are few, done rows many); the games a computer opponent has to
+move as the worker finds them (``bot_turns.bots_to_move``).
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
 from django.db import DatabaseError
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .models import Game, Notification
+from .bot_turns import bots_to_move
+from .jobs import due
+from .models import Notification
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +41,11 @@ def outbox(now: datetime | None = None) -> Outbox:
     the retry is due, not when it was first queued.
     """
     now = now or timezone.now()
-    due = Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)
+    is_due = due(now)
     found = Notification.objects.filter(sent_at__isnull=True).aggregate(
-        due=Count("id", filter=due),
-        retrying=Count("id", filter=~due),
-        since=Min(Coalesce("next_attempt_at", "created_at"), filter=due),
+        due=Count("id", filter=is_due),
+        retrying=Count("id", filter=~is_due),
+        since=Min(Coalesce("next_attempt_at", "created_at"), filter=is_due),
     )
     since = found["since"]
     lag = max(0.0, (now - since).total_seconds()) if since is not None else 0.0
@@ -59,12 +60,7 @@ class BotTurns:
 
 def bot_turns(now: datetime | None = None) -> BotTurns:
     now = now or timezone.now()
-    # The bots first (a handful of accounts, through their own index), then their games
-    # through the index on to_move: as a join, the planner reads every active game.
-    bots = list(get_user_model().objects.filter(bot_level__gt="").values_list("pk", flat=True))
-    found = Game.objects.filter(status=Game.Status.ACTIVE, to_move_id__in=bots).aggregate(
-        waiting=Count("id"), since=Min("turn_started_at")
-    )
+    found = bots_to_move().aggregate(waiting=Count("id"), since=Min("turn_started_at"))
     since = found["since"]
     oldest = max(0.0, (now - since).total_seconds()) if since is not None else 0.0
     return BotTurns(waiting=found["waiting"], oldest_s=oldest)
