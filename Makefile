@@ -19,7 +19,7 @@ PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
 RUNTIME_STAMP = $(VENV)/.installed-runtime
 TEST_STAMP = $(VENV)/.installed-test
 
-.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots clean
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog clean
 
 install: $(TEST_STAMP)
 
@@ -98,6 +98,11 @@ bench-engine: install
 LOAD_ARGS ?=
 bench-load: install
 	$(PY) bench/load.py $(LOAD_ARGS)
+
+# What reading the worker's backlog costs (/metrics, /healthz) on a near-empty PostgreSQL
+# database and on one with a site's history, with the EXPLAINs; BENCH_PG for another server.
+bench-backlog: install
+	$(PY) bench/backlog.py
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".
