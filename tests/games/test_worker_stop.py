@@ -140,9 +140,9 @@ def test_an_idle_worker_stops_at_once_with_exit_status_0(workers, tmp_path, sign
     assert f"stopping on {name}" in stopping and "stopped " in stopped
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_stop_during_a_long_send_ends_between_two_emails(workers, tmp_path, game, signum):
-    addresses = pending_emails(game, 40)  # 8 s of sending at 0.2 s an email
+def sending_worker(workers, tmp_path, seconds_an_email: float):
+    """A worker that only sends the outbox, through a mail server this slow; the server's
+    log of each email begun and sent."""
     mail_log = tmp_path / "mail.log"
     worker = workers(
         tmp_path,
@@ -150,8 +150,15 @@ def test_a_stop_during_a_long_send_ends_between_two_emails(workers, tmp_path, ga
         "notifications",
         settings="tests.helpers.worker_settings",
         SLOW_MAIL_LOG=str(mail_log),
-        SLOW_MAIL_SECONDS="0.2",
+        SLOW_MAIL_SECONDS=str(seconds_an_email),
     )
+    return worker, mail_log
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_during_a_long_send_ends_between_two_emails(workers, tmp_path, game, signum):
+    addresses = pending_emails(game, 40)  # 8 s of sending at 0.2 s an email
+    worker, mail_log = sending_worker(workers, tmp_path, seconds_an_email=0.2)
     worker.wait_for(lambda: len(noted(mail_log, "sent")) >= 3)
     status, seconds = worker.stop(signum)
     assert status == 0, worker.said()
@@ -172,15 +179,8 @@ def test_a_stop_during_a_long_send_ends_between_two_emails(workers, tmp_path, ga
 
 def test_an_email_stuck_past_the_grace_is_abandoned_and_stays_pending(workers, tmp_path, game):
     addresses = pending_emails(game, 3)
-    mail_log = tmp_path / "mail.log"
-    worker = workers(
-        tmp_path,
-        "--job",
-        "notifications",
-        settings="tests.helpers.worker_settings",
-        SLOW_MAIL_LOG=str(mail_log),
-        SLOW_MAIL_SECONDS="600",  # a mail server that never answers
-    )
+    # a mail server that never answers
+    worker, mail_log = sending_worker(workers, tmp_path, seconds_an_email=600)
     worker.wait_for(lambda: noted(mail_log, "begin"))
     status, seconds = worker.stop()
     assert status == 0, worker.said()
