@@ -62,6 +62,7 @@ class Stop:
     def __init__(self, grace: float = STOP_GRACE_SECONDS):
         self.grace = grace
         self.in_hand = ""  # the job running now, if any
+        self.in_hand_when_asked = ""  # the job that was running when the stop was asked
         self.signal = ""  # the name of the signal that stopped the worker, once it has
         self.asked_at = 0.0
         self.previous = {}
@@ -108,6 +109,9 @@ class Stop:
             return
         stopping.reason = signal.Signals(signum).name
         self.asked_at = time.monotonic()
+        # the job in hand when the signal came: by the time the stop's thread logs, the
+        # main thread may already have finished it
+        self.in_hand_when_asked = self.in_hand
         self._wake()
 
     def _wake(self) -> None:
@@ -118,13 +122,13 @@ class Stop:
         select.select([self.wake_read], [], [])
         if not stopping:
             return  # the run ended without a signal
-        if self.in_hand:
+        if self.in_hand_when_asked:
             log.info(
                 "stopping on %s: the job %s in hand has %g s to finish",
                 stopping.reason,
-                self.in_hand,
+                self.in_hand_when_asked,
                 self.grace,
-                extra={"signal": stopping.reason, "job": self.in_hand},
+                extra={"signal": stopping.reason, "job": self.in_hand_when_asked},
             )
         else:
             log.info("stopping on %s", stopping.reason, extra={"signal": stopping.reason})
