@@ -77,10 +77,11 @@ def games_for(user):
     return _active(user).prefetch_related("seats__user__holidays")
 
 
-def active_page(user, after: str | None = None, size: int = ACTIVE_PAGE) -> Page:
+def active_page(user, after: str | None = None, size: int | None = None) -> Page:
     """A page of ``games_for``, after the cursor ``after`` (``Page.next`` of the page
     before; ``BadCursor`` if it is not one). A game that moves between two pages may move
     to another place in the order: the list of games under way is live."""
+    size = size or ACTIVE_PAGE
     found = _active(user)
     if after is not None:
         match = _ACTIVE_CURSOR.fullmatch(after)
@@ -100,7 +101,7 @@ def active_page(user, after: str | None = None, size: int = ACTIVE_PAGE) -> Page
     return Page(games, cursor)
 
 
-def finished_page(user, before: str | None = None, size: int = FINISHED_PAGE) -> Page:
+def finished_page(user, before: str | None = None, size: int | None = None) -> Page:
     """A page of a player's games that are over, whatever ended them, the last to end
     first (then the highest id), after the cursor ``before`` (``Page.next`` of the page
     before; ``BadCursor`` if it is not one). Read from the player's seats on the index
@@ -109,6 +110,7 @@ def finished_page(user, before: str | None = None, size: int = FINISHED_PAGE) ->
 
     Each game carries the ``ending_note`` its ``game_ended`` event keeps (a moderator's
     reason, "" for any other game), read for the annulled games of the page only."""
+    size = size or FINISHED_PAGE
     seats = Seat.objects.filter(user=user, ended_at__isnull=False)
     if before is not None:
         match = _CURSOR.fullmatch(before)
