@@ -11,7 +11,6 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import queries
