@@ -1,17 +1,56 @@
 """Each player's downsampled rating history (``PlayerRating.series``), built from their
-rating changes: one ordered pass over the changes, one player after another, written
-back in batches (20,000 players, 400,000 changes: seconds). The series is computed in
-Python because its downsampling (``ratings.chart.extend_series``) is what the write path
-does after each game, and both must agree point for point."""
+rating changes as ``ratings.chart.extend_series`` would have built it game by game.
+
+On PostgreSQL in one statement (window functions: 400,000 changes of 20,000 players in
+seconds): the series after ``m`` games keeps the ratings at every ``step``-th game, where
+``step`` is the smallest power of two with ``m < 2 * SERIES_POINTS * step``, and the
+latest. Elsewhere (SQLite, development) one ordered pass in Python.
+"""
 
 from django.db import migrations, models
 
-from ratings.chart import extend_series
+from ratings.chart import SERIES_POINTS, extend_series
+
+FILL_SERIES = f"""
+WITH steps AS (
+    SELECT user_id, m,
+           (SELECT min(p) FROM (SELECT (2::bigint ^ e)::bigint AS p
+                                FROM generate_series(0, 40) AS e) AS powers
+            WHERE m < {2 * SERIES_POINTS} * p) AS step
+    FROM (SELECT user_id, count(*) AS m FROM ratings_ratingchange GROUP BY user_id) AS counts
+),
+ranked AS (
+    SELECT user_id, rating_before, rating_after,
+           row_number() OVER (PARTITION BY user_id ORDER BY created_at, id) AS k
+    FROM ratings_ratingchange
+),
+points AS (
+    SELECT user_id, 0 AS k, rating_before AS rating FROM ranked WHERE k = 1
+    UNION ALL
+    SELECT ranked.user_id, k, rating_after
+    FROM ranked JOIN steps ON steps.user_id = ranked.user_id
+    WHERE k % step = 0 OR k = m
+),
+series AS (
+    SELECT steps.user_id,
+           jsonb_build_object('step', step, 'count', m + 1, 'points', points) AS series
+    FROM steps JOIN (
+        SELECT user_id, jsonb_agg(round(rating::numeric, 1) ORDER BY k) AS points
+        FROM points GROUP BY user_id
+    ) AS kept ON kept.user_id = steps.user_id
+)
+UPDATE ratings_playerrating SET series = series.series FROM series
+WHERE ratings_playerrating.user_id = series.user_id
+"""
 
 BATCH = 1000
 
 
 def fill_series(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(FILL_SERIES)
+        return
     PlayerRating = apps.get_model("ratings", "PlayerRating")
     RatingChange = apps.get_model("ratings", "RatingChange")
     ids = dict(PlayerRating.objects.values_list("user_id", "pk"))

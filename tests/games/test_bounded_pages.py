@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import random
 import re
+import types
 import uuid
 from datetime import timedelta
 
@@ -262,7 +263,7 @@ def test_the_profile_chart_is_drawn_from_the_series_each_rated_game_extends(
     PlayerRating.objects.update(series=None)
     from django.apps import apps
 
-    migration.fill_series(apps, None)
+    migration.fill_series(apps, types.SimpleNamespace(connection=connection))
     assert PlayerRating.objects.get(user=players["anna"]).series == series
     page = clients["carl"].get("/users/anna/").content.decode()
     assert "<polyline" in page and page.count(",") >= 4
