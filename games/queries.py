@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db.models import Case, IntegerField, Q, Value, When, prefetch_related_objects
+from django.db.models import (
+    Case,
+    IntegerField,
+    Prefetch,
+    Q,
+    Value,
+    When,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 
 from .models import Event, Game, Invitation, PlayerRecord, Seat
@@ -52,8 +60,16 @@ class Page:
     next: str | None  # the cursor of the page after this one; None on the last page
 
 
+def _players():
+    # Each game's two seats with their users (and the users' holidays, which the deadline
+    # and the "away" notes need), in seat order: not in the seats' default order, which
+    # would join the games again to sort by their last move.
+    seats = Seat.objects.select_related("user").prefetch_related("user__holidays")
+    return Prefetch("seats", queryset=seats.order_by("seat"))
+
+
 def _with_players(games: list) -> list:
-    prefetch_related_objects(games, "seats__user__holidays")
+    prefetch_related_objects(games, _players())
     return games
 
 
@@ -74,7 +90,7 @@ def _active(user):
 def games_for(user):
     """A player's games under way, the ones waiting for them first, then the most recently
     moved: read from the player's seats of unended games (an index), never their history."""
-    return _active(user).prefetch_related("seats__user__holidays")
+    return _active(user).prefetch_related(_players())
 
 
 def active_page(user, after: str | None = None, size: int | None = None) -> Page:
