@@ -60,16 +60,16 @@ class Page:
     next: str | None  # the cursor of the page after this one; None on the last page
 
 
-def _players():
-    # Each game's two seats with their users (and the users' holidays, which the deadline
-    # and the "away" notes need), in seat order: not in the seats' default order, which
-    # would join the games again to sort by their last move.
-    seats = Seat.objects.select_related("user").prefetch_related("user__holidays")
-    return Prefetch("seats", queryset=seats.order_by("seat"))
+def _players() -> tuple:
+    # Each game's two seats in seat order: not in the seats' default order, which would
+    # join the games again to sort by their last move. Then their users (by primary key:
+    # a join could tempt the planner to read all users) and the users' holidays, which
+    # the deadline and the "away" notes need.
+    return Prefetch("seats", queryset=Seat.objects.order_by("seat")), "seats__user__holidays"
 
 
 def _with_players(games: list) -> list:
-    prefetch_related_objects(games, _players())
+    prefetch_related_objects(games, *_players())
     return games
 
 
@@ -90,7 +90,7 @@ def _active(user):
 def games_for(user):
     """A player's games under way, the ones waiting for them first, then the most recently
     moved: read from the player's seats of unended games (an index), never their history."""
-    return _active(user).prefetch_related(_players())
+    return _active(user).prefetch_related(*_players())
 
 
 def active_page(user, after: str | None = None, size: int | None = None) -> Page:
