@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Upper
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext
 
@@ -180,7 +180,11 @@ class User(AbstractUser):
         indexes = [
             models.Index(
                 fields=["bot_level"], condition=models.Q(bot_level__gt=""), name="user_bots_idx"
-            )
+            ),
+            # ``username__iexact`` (log-in, profiles, invitations, blocks) compiles to
+            # UPPER("username") = UPPER(%s) on PostgreSQL: this index answers it, where
+            # the unique one on LOWER(username) cannot.
+            models.Index(Upper("username"), name="user_username_upper_idx"),
         ]
 
     def save(self, *args, **kwargs):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
 
 from accounts.api import field, json_api, only_fields
+from shanghaien.lib.errors import BadRequest
 
 from . import history, queries
 from .access import access_game
@@ -53,11 +57,27 @@ def invitation_cancel(request, pk):
 
 @json_api("GET")
 def games(request):
-    if request.GET.get("status", "active") == "active":
-        found = queries.games_for(request.user)[:200]
-    else:  # "finished": every game that is over, also aborted and annulled ones
-        found = queries.ended_games_for(request.user)[:200]
-    return JsonResponse({"games": [game_summary(g, request.user) for g in found]})
+    """A page of the player's games, and in ``next`` the address of the page after it
+    (null on the last page)."""
+    status = request.GET.get("status", "active")
+    cursor = request.GET.get("after" if status == "active" else "before")
+    try:
+        if status == "active":
+            page = queries.active_page(request.user, cursor)
+        elif status == "finished":  # every game that is over, also aborted and annulled ones
+            page = queries.finished_page(request.user, cursor)
+        else:
+            raise BadRequest("bad_status", _("The status is 'active' or 'finished'."))
+    except queries.BadCursor:
+        raise BadRequest(
+            "bad_cursor", _("Not a page of this list: follow the 'next' address given.")
+        ) from None
+    follow = None
+    if page.next is not None:
+        key = "after" if status == "active" else "before"
+        follow = f"{request.path}?{urlencode({'status': status, key: page.next})}"
+    games = [game_summary(g, request.user) for g in page.games]
+    return JsonResponse({"games": games, "next": follow})
 
 
 @json_api("GET")

@@ -109,6 +109,10 @@ class Seat(models.Model):
     socket_seen_at = models.DateTimeField(
         null=True, blank=True, help_text=_("when an open game socket last said it was alive")
     )
+    # The game's finished_at, copied when it ends (finished, aborted or annulled); empty
+    # while it goes on. A player's lists read their page from the two indexes below
+    # instead of every game they ever played.
+    ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -116,9 +120,40 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["game", "seat"], name="one_player_per_seat"),
             models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
         ]
+        indexes = [
+            # the finished list, the last to end first, a page after a (ended_at, game) cursor
+            models.Index(
+                fields=["user", "-ended_at", "-game"],
+                name="seat_ended_idx",
+                condition=models.Q(ended_at__isnull=False),
+            ),
+            # the lobby: the games a player has under way
+            models.Index(
+                fields=["user"], name="seat_active_idx", condition=models.Q(ended_at__isnull=True)
+            ),
+        ]
 
     def __str__(self):
         return f"{self.user} in game {self.game_id} (seat {self.seat})"
+
+
+class PlayerRecord(models.Model):
+    """A player's finished games (with a result: aborted and annulled ones do not count),
+    counted when each ends (``games.services.records``), so that a profile reads one row."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="game_record",
+    )
+    played = models.PositiveIntegerField(default=0, db_default=0)
+    won = models.PositiveIntegerField(default=0, db_default=0)
+    lost = models.PositiveIntegerField(default=0, db_default=0)
+    drawn = models.PositiveIntegerField(default=0, db_default=0)
+
+    def __str__(self):
+        return f"{self.user_id}: {self.won}-{self.drawn}-{self.lost}"
 
 
 class Event(AppendOnlyModel):

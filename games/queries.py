@@ -2,45 +2,159 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
 from django.contrib.auth import get_user_model
-from django.db.models import Case, IntegerField, OuterRef, Q, Subquery, Value, When
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models import (
+    Case,
+    IntegerField,
+    Prefetch,
+    Q,
+    Value,
+    When,
+    prefetch_related_objects,
+)
+from django.db.models.functions import Coalesce
 
-from .models import Event, Game, Invitation
+from .models import Event, Game, Invitation, PlayerRecord, Seat
 
-# Every way a game is over: with a result, called off by a player, annulled by a moderator.
-ENDED = (Game.Status.FINISHED, Game.Status.ABORTED, Game.Status.ANNULLED)
+# A page of a player's lists: the finished games of the HTML list and of the API, and the
+# API's active games (the lobby shows every game under way).
+FINISHED_PAGE = 50
+ACTIVE_PAGE = 100
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+_CURSOR = re.compile(r"(\d{1,18})\.(\d{1,18})")
+_ACTIVE_CURSOR = re.compile(r"([01])\.(\d{1,18})\.(\d{1,18})")
+_LARGEST = 2**63 - 1
 
 
-def games_for(user, statuses=(Game.Status.ACTIVE,)):
-    """A player's games, the ones waiting for them first, then the most recently moved."""
+class BadCursor(ValueError):
+    """A page cursor this server did not write."""
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - EPOCH) // MICROSECOND
+
+
+def _moment(micros: str) -> datetime:
+    try:
+        return EPOCH + int(micros) * MICROSECOND
+    except OverflowError:
+        raise BadCursor(micros) from None
+
+
+def _number(digits: str) -> int:
+    value = int(digits)
+    if value > _LARGEST:
+        raise BadCursor(digits)
+    return value
+
+
+@dataclass(frozen=True)
+class Page:
+    games: list
+    next: str | None  # the cursor of the page after this one; None on the last page
+
+
+def _players() -> tuple:
+    # Each game's two seats in seat order: not in the seats' default order, which would
+    # join the games again to sort by their last move. Then their users (by primary key:
+    # a join could tempt the planner to read all users) and the users' holidays, which
+    # the deadline and the "away" notes need.
+    return Prefetch("seats", queryset=Seat.objects.order_by("seat")), "seats__user__holidays"
+
+
+def _with_players(games: list) -> list:
+    prefetch_related_objects(games, *_players())
+    return games
+
+
+def _active(user):
+    # One filter() on the seat: its user and its end in the same join, which the partial
+    # index seat_active_idx answers; the game's status as well, so that a game ended while
+    # the previous release ran (its seats with no ended_at) is never shown as under way.
+    moved = Coalesce("last_move_at", "created_at")
+    waiting = Case(When(to_move=user, then=Value(1)), default=Value(0), output_field=IntegerField())
     return (
-        Game.objects.filter(seats__user=user, status__in=statuses)
-        .prefetch_related("seats__user__holidays")
-        .annotate(
-            waiting=Case(
-                When(to_move=user, then=Value(1)), default=Value(0), output_field=IntegerField()
-            )
+        Game.objects.filter(seats__user=user, seats__ended_at__isnull=True)
+        .filter(status=Game.Status.ACTIVE)
+        .annotate(waiting=waiting, moved=moved)
+        .order_by("-waiting", "-moved", "-id")
+    )
+
+
+def games_for(user):
+    """A player's games under way, the ones waiting for them first, then the most recently
+    moved: read from the player's seats of unended games (an index), never their history."""
+    return _active(user).prefetch_related(*_players())
+
+
+def active_page(user, after: str | None = None, size: int | None = None) -> Page:
+    """A page of ``games_for``, after the cursor ``after`` (``Page.next`` of the page
+    before; ``BadCursor`` if it is not one). A game that moves between two pages may move
+    to another place in the order: the list of games under way is live."""
+    size = size or ACTIVE_PAGE
+    found = _active(user)
+    if after is not None:
+        match = _ACTIVE_CURSOR.fullmatch(after)
+        if match is None:
+            raise BadCursor(after)
+        waiting, moved, pk = int(match[1]), _moment(match[2]), _number(match[3])
+        found = found.filter(
+            Q(waiting__lt=waiting)
+            | Q(waiting=waiting, moved__lt=moved)
+            | Q(waiting=waiting, moved=moved, id__lt=pk)
         )
-        .order_by("-waiting", "-last_move_at", "-id")
-    )
+    games = _with_players(list(found[: size + 1]))
+    more = len(games) > size
+    games = games[:size]
+    last = games[-1] if more else None
+    cursor = f"{last.waiting}.{_micros(last.moved)}.{last.pk}" if last else None
+    return Page(games, cursor)
 
 
-def ended_games_for(user):
-    """A player's games that are over, whatever ended them, the last to end first; each
-    with the ``ending_note`` its ``game_ended`` event carries (a moderator's reason)."""
-    ending = Event.objects.filter(game=OuterRef("pk"), kind="game_ended")
-    note = ending.annotate(note=KeyTextTransform("note", "payload")).values("note")[:1]
-    return (
-        Game.objects.filter(seats__user=user, status__in=ENDED)
-        .prefetch_related("seats__user__holidays")
-        .annotate(ending_note=Subquery(note))
-        .order_by("-finished_at", "-id")
-    )
+def finished_page(user, before: str | None = None, size: int | None = None) -> Page:
+    """A page of a player's games that are over, whatever ended them, the last to end
+    first (then the highest id), after the cursor ``before`` (``Page.next`` of the page
+    before; ``BadCursor`` if it is not one). Read from the player's seats on the index
+    seat_ended_idx, so a page costs the same whatever the player's history; a game that
+    ends between two pages goes to the top of the list and shifts nothing below.
+
+    Each game carries the ``ending_note`` its ``game_ended`` event keeps (a moderator's
+    reason, "" for any other game), read for the annulled games of the page only."""
+    size = size or FINISHED_PAGE
+    seats = Seat.objects.filter(user=user, ended_at__isnull=False)
+    if before is not None:
+        match = _CURSOR.fullmatch(before)
+        if match is None:
+            raise BadCursor(before)
+        ended, pk = _moment(match[1]), _number(match[2])
+        # ended_at <= the cursor's bounds the index range; the rest picks within it
+        seats = seats.filter(ended_at__lte=ended).filter(Q(ended_at__lt=ended) | Q(game_id__lt=pk))
+    rows = list(seats.select_related("game").order_by("-ended_at", "-game_id")[: size + 1])
+    more = len(rows) > size
+    rows = rows[:size]
+    games = _with_players([row.game for row in rows])
+    annulled = [g.pk for g in games if g.status == Game.Status.ANNULLED]
+    notes = {}
+    if annulled:
+        endings = Event.objects.filter(game_id__in=annulled, kind="game_ended")
+        notes = {
+            game_id: (payload or {}).get("note") or ""
+            for game_id, payload in endings.values_list("game_id", "payload")
+        }
+    for game in games:
+        game.ending_note = notes.get(game.pk, "")
+    cursor = f"{_micros(rows[-1].ended_at)}.{rows[-1].game_id}" if more else None
+    return Page(games, cursor)
 
 
 def has_ended_games(user) -> bool:
-    return Game.objects.filter(seats__user=user, status__in=ENDED).exists()
+    return Seat.objects.filter(user=user, ended_at__isnull=False).exists()
 
 
 def invitations_for(user) -> dict:
@@ -56,12 +170,9 @@ def invitations_for(user) -> dict:
 
 
 def record_of(user) -> dict:
-    """Finished games played, won, lost and drawn."""
-    finished = Game.objects.filter(seats__user=user, status=Game.Status.FINISHED)
-    played = finished.count()
-    won = finished.filter(winner=user).count()
-    drawn = finished.filter(winner__isnull=True).count()
-    return {"played": played, "won": won, "lost": played - won - drawn, "drawn": drawn}
+    """Finished games played, won, lost and drawn: the counts kept as each game ends."""
+    row = PlayerRecord.objects.filter(user=user).values("played", "won", "lost", "drawn").first()
+    return row or {"played": 0, "won": 0, "lost": 0, "drawn": 0}
 
 
 def bot_of_level(level: str):

@@ -51,10 +51,20 @@ def home(request):
 
 @login_required
 def finished(request):
-    games = queries.ended_games_for(request.user)[:200]
-    return render(
-        request, "games/finished.html", {"games": [game_summary(g, request.user) for g in games]}
-    )
+    """A page of the player's games that are over, with a link to the older ones. A cursor
+    this server did not write (a mangled link) shows the first page: nothing is changed
+    by reading, and the newest games are what such a link most likely wanted."""
+    before = request.GET.get("before")
+    try:
+        page = queries.finished_page(request.user, before)
+    except queries.BadCursor:
+        before, page = None, queries.finished_page(request.user)
+    context = {
+        "games": [game_summary(g, request.user) for g in page.games],
+        "older": f"?{urlencode({'before': page.next})}" if page.next else None,
+        "newest": before is not None,  # a later page links back to the first
+    }
+    return render(request, "games/finished.html", context)
 
 
 @login_required

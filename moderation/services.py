@@ -15,6 +15,7 @@ from games import broadcast
 from games.access import access_game
 from games.models import ChatMessage, Game
 from games.services.endings import end_by_server
+from ratings.services import ranking_changed
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
 from shanghaien.lib.input import clean_text
@@ -111,6 +112,7 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
             game = seating.game
             end_by_server(game, "adjudicated", winner=1 - seating.seat, now=now)
             adjudicated.append(game.pk)
+        ranking_changed()  # a suspended player leaves the ranking
         _audit(
             moderator,
             "suspend",
@@ -132,6 +134,7 @@ def do_lift_suspension(user_id, moderator, reason) -> User:
         user.suspended_until = None
         user.suspension_reason = ""
         user.save(update_fields=["suspended_until", "suspension_reason"])
+        ranking_changed()
         _audit(moderator, "lift_suspension", user, reason)
     return user
 

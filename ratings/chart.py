@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The stored history keeps between SERIES_POINTS and twice as many points, evenly spaced.
+SERIES_POINTS = 100
+
 WIDTH = 600
 HEIGHT = 160
 PAD_LEFT = 48  # room for the min / max labels
@@ -54,3 +57,36 @@ def rating_chart(ratings: list[float], width: int = WIDTH, height: int = HEIGHT)
         first=round(ratings[0]),
         last=round(ratings[-1]),
     )
+
+
+def extend_series(series: dict | None, rating: float, start: float | None = None) -> dict:
+    """The stored history (``PlayerRating.series``) with one more rating at its end.
+
+    ``series`` keeps the ratings at every ``step``-th game (the first always), plus the
+    latest one when it falls between two of them. When more than ``2 * SERIES_POINTS``
+    are kept, every other one goes and ``step`` doubles: the chart stays the same shape
+    at a bounded size however many games a player has. ``start``: the rating before the
+    first game, put first into an empty series.
+    """
+    if not series or not series.get("points"):
+        series = {"step": 1, "count": 0, "points": []}
+        if start is not None:
+            series = extend_series(series, start)
+    step, count, points = series["step"], series["count"], list(series["points"])
+    if count and (count - 1) % step:
+        points.pop()  # the latest rating, off the grid: the new one replaces it
+    points.append(round(rating, 1))
+    count += 1
+    kept = (count - 1) // step + 1  # the ratings on the grid: games 0, step, 2·step…
+    if kept > 2 * SERIES_POINTS:
+        latest = points[-1]
+        points = points[:kept:2]
+        step *= 2
+        if (count - 1) % step:
+            points.append(latest)
+    return {"step": step, "count": count, "points": points}
+
+
+def series_ratings(series: dict | None) -> list[float]:
+    """The ratings to draw from a stored history, oldest first."""
+    return list(series["points"]) if series else []

@@ -28,6 +28,9 @@ class PlayerRating(models.Model):
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+    # The rating history the profile's chart draws, downsampled to a few hundred points
+    # at most (``chart.extend_series``): the page never reads every change.
+    series = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-rating", "user_id"]

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import uuid
+
+from django.core.cache import cache
 from django.db.models import BooleanField, Case, Q, Value, When
 from django.utils import timezone
 
-from .chart import rating_chart
+from .chart import rating_chart, series_ratings
 from .models import PROVISIONAL_DEVIATION, PlayerRating, RatingChange
+from .services import RANKING_VERSION
 
 RANKING_SIZE = 100
 RECENT_GAMES = 5
+# How long the ranking's rows are kept at most: a suspension that runs out changes who is
+# ranked without any write to say so.
+RANKING_TTL = 300
 
 
 def ranking(size: int = RANKING_SIZE) -> list[PlayerRating]:
@@ -30,6 +37,21 @@ def ranking(size: int = RANKING_SIZE) -> list[PlayerRating]:
         )
         .order_by("is_provisional", "-rating", "user__username")[:size]
     )
+
+
+def ranking_page_rows() -> dict:
+    """``ranking_rows(ranking())`` from the cache, under the version the last change of a
+    rating or of a player's standing set (``services.ranking_changed``)."""
+    version = cache.get(RANKING_VERSION)
+    if version is None:
+        cache.add(RANKING_VERSION, uuid.uuid4().hex, None)
+        version = cache.get(RANKING_VERSION)
+    key = f"ratings:ranking:{version}"
+    rows = cache.get(key)
+    if rows is None:
+        rows = ranking_rows(ranking())
+        cache.set(key, rows, RANKING_TTL)
+    return rows
 
 
 def ranking_rows(players: list[PlayerRating]) -> dict:
@@ -55,17 +77,14 @@ def ranking_rows(players: list[PlayerRating]) -> dict:
 
 
 def profile_rating(person) -> dict:
-    """A player's current rating, the history chart and the last rated games."""
+    """A player's current rating, the history chart and the last rated games: two queries
+    whatever the number of games."""
     current = PlayerRating.objects.filter(user=person, games__gte=1).first()
     if current is None:
         return {"rating": None, "chart": None, "recent": []}
-    changes = list(
-        RatingChange.objects.filter(user=person)
-        .order_by("created_at", "id")
-        .values_list("rating_before", "rating_after")
-    )
-    # the line starts where the player started (1500 for everyone), then one point a game
-    history = [changes[0][0]] + [after for _, after in changes] if changes else []
+    # the line starts where the player started (1500 for everyone), then one point a game,
+    # downsampled to a bounded number of points (chart.extend_series)
+    history = series_ratings(current.series)
     recent = (
         RatingChange.objects.filter(user=person)
         .select_related("opponent")

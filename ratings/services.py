@@ -7,13 +7,20 @@ game with no winner (equal points) is a draw.
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from . import glicko2
+from .chart import extend_series
 from .models import PlayerRating, RatingChange
+
+# The version of the ranking's cached rows (``queries.ranking_page_rows``): a new one
+# whenever a rating, or who may be ranked, changes.
+RANKING_VERSION = "ratings:ranking-version"
 
 # A month without a rated game counts as one Glicko-2 rating period without games: the
 # deviation grows (glicko2.idle), so a player who comes back moves faster at first.
@@ -82,6 +89,7 @@ def apply_result(game, players) -> list[RatingChange]:
                 after.deviation,
                 after.volatility,
             )
+            row.series = extend_series(row.series, after.rating, start=before[seat].rating)
             row.games += 1
             if score == 1:
                 row.wins += 1
@@ -92,4 +100,13 @@ def apply_result(game, players) -> list[RatingChange]:
         RatingChange.objects.bulk_create(changes)
         for row in ratings:
             row.save()
+        ranking_changed()
     return changes
+
+
+def ranking_changed() -> None:
+    """The ranking's cached rows are stale: a rating changed, or a player was suspended,
+    let back or deactivated. Bumped now and again once the transaction commits, so that
+    rows a reader built from what was there before the commit are never used after it."""
+    cache.set(RANKING_VERSION, uuid.uuid4().hex, None)
+    transaction.on_commit(lambda: cache.set(RANKING_VERSION, uuid.uuid4().hex, None))

@@ -15,6 +15,7 @@ from shanghaien.lib.prepared import insert_rows, update_row
 from .. import rules
 from ..models import Command, Event, Game
 from ..rules import fairness
+from . import records
 
 # A game from before provably fair dice (no seed) draws from the operating system's
 # randomness; every other game from its seeds (rules/fairness.py).
@@ -72,7 +73,8 @@ def save_game(game: Game) -> None:
 
 
 def store_state(game: Game, state: rules.GameState, players, now) -> Change:
-    """Keep the snapshot and its queryable copies (turn, clock, result) in step with the state.
+    """Keep the snapshot and its queryable copies (turn, clock, result) in step with the state;
+    when the game ends, also its seats' end and the players' records (``records``).
 
     The caller saves ``game``; what follows from the change (an email, a rating) is the
     caller's to do, by name, from the ``Change`` returned.
@@ -102,6 +104,8 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.score0, game.score1 = (s.total for s in result.scores)
         game.finished_at = now
         game.deadline = None
+        if arrived:
+            records.game_ended(game, players)
     return Change(turn_began=turn_began, result_arrived=arrived)
 
 
