@@ -59,7 +59,7 @@ def _claim(seen: set) -> GameAnalysis | None:
         GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING)
         .exclude(pk__in=seen)
         .select_for_update(skip_locked=True)
-        .order_by("-finished_at", "-game")
+        .order_by("-finished_at", "-game_id")  # the column: no join to the games
         .first()
     )
 
