@@ -49,7 +49,6 @@ class Migration(migrations.Migration):
             name="digest_due_at",
             field=models.DateTimeField(blank=True, editable=False, null=True),
         ),
-        migrations.RunPython(digest_times, migrations.RunPython.noop, elidable=True),
         migrations.AddIndex(
             model_name="user",
             index=models.Index(
@@ -58,4 +57,6 @@ class Migration(migrations.Migration):
                 name="user_digest_due_idx",
             ),
         ),
+        # The data last: PostgreSQL builds no index on a table with pending FK checks.
+        migrations.RunPython(digest_times, migrations.RunPython.noop, elidable=True),
     ]

@@ -79,9 +79,6 @@ class Migration(migrations.Migration):
             name="finished_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
-        migrations.RunPython(due_times, migrations.RunPython.noop, elidable=True),
-        migrations.RunSQL(COPY_FINISH, migrations.RunSQL.noop, elidable=True),
-        migrations.RunSQL(QUEUE_FINISHED_GAMES, migrations.RunSQL.noop, elidable=True),
         migrations.AddIndex(
             model_name="game",
             index=models.Index(
@@ -98,4 +95,8 @@ class Migration(migrations.Migration):
                 name="analysis_queue_idx",
             ),
         ),
+        # The data last: PostgreSQL builds no index on a table with pending FK checks.
+        migrations.RunPython(due_times, migrations.RunPython.noop, elidable=True),
+        migrations.RunSQL(COPY_FINISH, migrations.RunSQL.noop, elidable=True),
+        migrations.RunSQL(QUEUE_FINISHED_GAMES, migrations.RunSQL.noop, elidable=True),
     ]
