@@ -1,7 +1,7 @@
 import hashlib
 import secrets
 import zoneinfo
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 from functools import cache
 
 from django.conf import settings
@@ -21,6 +21,23 @@ class CaseInsensitiveUserManager(UserManager):
 
 
 SUSPENDED_FOR_GOOD = datetime(9999, 1, 1, tzinfo=UTC)  # ``suspended_until`` of "for good"
+
+# The daily digest goes out at this hour of the player's own time zone: before a working
+# day, so the day's moves can be planned over breakfast, wherever the player lives.
+DIGEST_HOUR = time(7, 0)
+
+
+def next_digest_at(zone: zoneinfo.ZoneInfo, now: datetime) -> datetime:
+    """The first ``DIGEST_HOUR`` of ``zone`` after ``now`` (in UTC).
+
+    On a day the clocks go forward past that hour, the wall-clock time read in the zone
+    is the instant after the gap (zoneinfo's ``fold`` rules), still once that day.
+    """
+    local = now.astimezone(zone)
+    moment = datetime.combine(local.date(), DIGEST_HOUR, tzinfo=zone)
+    if moment.astimezone(UTC) <= now:
+        moment = datetime.combine(local.date() + timedelta(days=1), DIGEST_HOUR, tzinfo=zone)
+    return moment.astimezone(UTC)
 
 
 @cache
@@ -162,6 +179,10 @@ class User(AbstractUser):
         editable=False,
     )
 
+    # When the worker next looks at this player's digest (``next_digest_at``): set while
+    # the digest is chosen, kept by ``save`` and moved on by the worker (games.jobs).
+    digest_due_at = models.DateTimeField(null=True, blank=True, editable=False)
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
@@ -185,6 +206,12 @@ class User(AbstractUser):
             # UPPER("username") = UPPER(%s) on PostgreSQL: this index answers it, where
             # the unique one on LOWER(username) cannot.
             models.Index(Upper("username"), name="user_username_upper_idx"),
+            # The digest job reads only the players whose digest is due.
+            models.Index(
+                fields=["digest_due_at"],
+                condition=models.Q(daily_digest=True),
+                name="user_digest_due_idx",
+            ),
         ]
 
     def save(self, *args, **kwargs):
@@ -192,6 +219,11 @@ class User(AbstractUser):
         # change or reset of an existing account. Scripts holding a token keep working
         # after a password change no more than a session does.
         password_changed = self._password is not None and self.pk is not None
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or {"daily_digest", "time_zone"} & set(update_fields):
+            self.schedule_digest()
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "digest_due_at"}
         super().save(*args, **kwargs)
         if password_changed:
             self.api_tokens.all().delete()
@@ -280,6 +312,29 @@ class User(AbstractUser):
             return zoneinfo.ZoneInfo(self.time_zone or "UTC")
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             return zoneinfo.ZoneInfo("UTC")
+
+    def schedule_digest(self, now: datetime | None = None) -> None:
+        """Keep ``digest_due_at`` in step with the choice of the digest and the zone.
+
+        Off: none. On: the next ``DIGEST_HOUR`` of the player's zone, unless an earlier
+        one of the same zone is still waiting (the worker was down, or a save came
+        between the hour and the worker's round): that day's digest still goes out.
+        """
+        if not self.daily_digest:
+            self.digest_due_at = None
+            return
+        from django.utils import timezone
+
+        now = now or timezone.now()
+        upcoming = next_digest_at(self.zone, now)
+        kept = self.digest_due_at
+        if kept is not None and kept <= upcoming:
+            local = kept.astimezone(self.zone)
+            if local.timetz().replace(tzinfo=None) == DIGEST_HOUR and upcoming - kept <= timedelta(
+                days=1
+            ):
+                return
+        self.digest_due_at = upcoming
 
     @property
     def is_suspended(self) -> bool:

@@ -44,3 +44,18 @@ def effective_deadline(game, holidays=None, zone=None) -> dt.datetime | None:
 def reminder_due(game, deadline: dt.datetime) -> dt.datetime:
     """When a fifth of the time to move is left."""
     return deadline - timedelta(days=game.days_per_move) / 5
+
+
+def next_due(game, deadline: dt.datetime | None, now: dt.datetime) -> dt.datetime | None:
+    """When the deadline job must next look at ``game`` (``Game.due_at``), given the
+    mover's ``deadline``: at the reminder moment until it has passed, then at the deadline.
+
+    ``None`` (no deadline, or a computer opponent to move: it never runs out of time)
+    means never. A reminder is queued once per turn whatever wakes the job (its key is the
+    turn), so an extra day that moves the reminder moment back into the future only costs
+    a look at the game, never a second reminder.
+    """
+    if deadline is None or game.to_move_id is None or game.to_move.is_bot:
+        return None
+    remind = reminder_due(game, deadline)
+    return remind if now < remind else deadline

@@ -3,7 +3,8 @@
 A holiday is declared or cancelled in accounts (or changed in the admin), which knows
 nothing of games; the games listen for the change and announce every active game of
 that player as changed outside its event log (``force``), so that each open board, and
-the read a socket process keeps of it, shows the new deadline and "away" note.
+the read a socket process keeps of it, shows the new deadline and "away" note; and the
+stored time the deadline job next looks at those games (``Game.due_at``) is recomputed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from accounts.models import Holiday
 
 from . import broadcast
 from .models import Game, Seat
+from .services import endings
 
 
 def _announce(user_id: int) -> None:
@@ -29,6 +31,9 @@ def _announce(user_id: int) -> None:
 
 def holidays_changed(sender, instance: Holiday, **kwargs) -> None:
     user_id = instance.user_id
+    # In the holiday's own transaction: the deadline job's next look at each game where
+    # the player is to move moves with the clock (games.services.endings.reschedule).
+    endings.reschedule(user_id)
     # robust: the holiday is saved whatever happens to the announcement (it is logged).
     transaction.on_commit(lambda: _announce(user_id), robust=True)
 

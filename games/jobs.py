@@ -18,14 +18,14 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 
+from accounts.models import next_digest_at
 from shanghaien.lib import webpush
 
 from . import pushes
 from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
-from .clock import effective_deadline, reminder_due
 from .emails import compose, send_mail, unsubscribe_headers
 from .models import Game, Notification, WorkerHeartbeat
 from .services import analysis, endings, notify
@@ -69,37 +69,67 @@ WORKER_INTERVAL_SECONDS = 60.0
 WORKER_STALE_SECONDS = 3 * WORKER_INTERVAL_SECONDS
 
 
+# The due games one round of the deadline job handles at most (each in its own
+# transaction); the rest are due still and wait for the next round.
+DEADLINE_BATCH = 500
+
+
 def check_deadlines(now=None) -> dict:
-    """End the games whose time ran out; queue one reminder per turn when a fifth is left."""
+    """End the games whose time ran out; queue one reminder per turn when a fifth is left.
+
+    Only the games whose stored ``due_at`` has come are read, on the partial index
+    ``game_due_idx``: one statement when nothing is due, whatever the number of games.
+    Each is handled in its own transaction (``endings.do_due``), which folds the
+    mover's holidays in again before it acts.
+    """
     now = now or timezone.now()
-    ended = reminded = 0
-    games = Game.objects.filter(status=Game.Status.ACTIVE, deadline__isnull=False).exclude(
-        to_move__bot_level__gt=""  # a computer opponent never runs out of time
+    done = {"timeout": 0, "reminder": 0, "": 0}
+    due = (
+        Game.objects.filter(status=Game.Status.ACTIVE, due_at__lte=now)
+        .order_by("due_at")
+        .values_list("pk", flat=True)[:DEADLINE_BATCH]
     )
-    for game in games.select_related("to_move").iterator():
+    for game_id in list(due):
         if stopping:
             break
-        deadline = effective_deadline(game)
-        if deadline is None:
-            continue
-        if deadline <= now:
-            ended += endings.do_timeout(game.pk, now)
-        elif now >= reminder_due(game, deadline) and notify.reminder(game):
-            reminded += 1
-    return {"timeouts": ended, "reminders": reminded}
+        done[endings.do_due(game_id, now)] += 1
+    return {"timeouts": done["timeout"], "reminders": done["reminder"]}
 
 
 def queue_digests(now=None) -> int:
-    """One digest a day for each player who chose it and has games waiting."""
+    """One digest a day for each player who chose it and has games waiting, at
+    ``DIGEST_HOUR`` of their own time zone.
+
+    One statement finds the players whose digest is due (``user_digest_due_idx``), each
+    with whether a game waits for them (an EXISTS on the games' (status, to_move)
+    index); the digest is queued under the player's local date, so at most one a day;
+    then every due player's next time is set, one UPDATE per time zone among them.
+    """
     now = now or timezone.now()
-    users = get_user_model().objects.filter(daily_digest=True, is_active=True).exclude(email="")
+    users = get_user_model().objects
+    waiting = Game.objects.filter(status=Game.Status.ACTIVE, to_move=OuterRef("pk"))
+    due = list(
+        users.filter(daily_digest=True, digest_due_at__lte=now)
+        .annotate(waiting=Exists(waiting))
+        .order_by("digest_due_at", "pk")[:DIGEST_BATCH]
+    )
     queued = 0
-    for user in users.iterator():
+    zones: dict[str, list[int]] = {}
+    for user in due:
         if stopping:
             break
-        if Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).exists():
-            queued += notify.digest(user, now.date().isoformat())
+        if user.waiting and user.is_active and user.email:
+            day = now.astimezone(user.zone).date().isoformat()
+            queued += notify.digest(user, day)
+        zones.setdefault(user.time_zone, []).append(user.pk)
+    for name, ids in zones.items():
+        upcoming = next_digest_at(users.model(time_zone=name).zone, now)
+        users.filter(pk__in=ids, daily_digest=True).update(digest_due_at=upcoming)
     return queued
+
+
+# The players one round of the digest job reads at most; the rest wait a round.
+DIGEST_BATCH = 2000
 
 
 def _fit(field: str, text: str) -> str:

@@ -64,6 +64,11 @@ class Game(models.Model):
         null=True, blank=True, help_text=_("before holidays of the player to move are added")
     )
     extended = models.BooleanField(default=False, help_text=_("an extra day was granted this turn"))
+    # When the worker must next look at this game (games.clock.next_due): the reminder
+    # moment, then the deadline, holidays and the extra day folded in; never later than
+    # that, so the deadline job reads only the due games, on an index. None: no clock
+    # runs (a computer opponent to move, or the game is over).
+    due_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Provably fair randomness (games/rules/fairness.py, docs/fairness.md): the server's
     # seed, secret until the game is over, its published SHA-256, both players' seeds
     # (seat 0's first), and how many words of the stream the game has taken. A game from
@@ -78,6 +83,11 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status", "to_move"]),
             models.Index(fields=["status", "deadline"]),
+            models.Index(
+                fields=["due_at"],
+                condition=models.Q(status="active", due_at__isnull=False),
+                name="game_due_idx",
+            ),
         ]
         permissions = [
             ("annul_game", "Can annul a game (no result)"),
@@ -399,10 +409,20 @@ class GameAnalysis(models.Model):
     seconds = models.FloatField(default=0.0)  # the work it took
     created_at = models.DateTimeField(auto_now_add=True)
     computed_at = models.DateTimeField(null=True, blank=True)
+    # The game's end, copied (always set): the queue of pending analyses is read newest
+    # first on an index of its own rows, without reading the games.
+    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "game analyses"
-        indexes = [models.Index(fields=["status"])]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(
+                fields=["-finished_at", "-game"],
+                condition=models.Q(status="pending"),
+                name="analysis_queue_idx",
+            ),
+        ]
 
     def __str__(self):
         return f"Analysis of game {self.game_id} ({self.status})"

@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
     atomic = False  # CREATE INDEX CONCURRENTLY cannot run inside a transaction
 
     dependencies = [
-        ("accounts", "0012_user_bots_index"),
+        ("accounts", "0013_user_digest_due"),
     ]
 
     operations = [

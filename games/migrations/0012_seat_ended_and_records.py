@@ -35,7 +35,7 @@ GROUP BY s.user_id
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0010_provably_fair_seeds"),
+        ("games", "0011_game_next_due_and_analysis_queue"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,13 +1,15 @@
 """The analysis after the game: the worker weighs a finished game's decisions with the
 captain's playouts (``games.bots.analysis``), a short chunk at a time, and stores them.
 
-``do_analyse(budget)`` works for about ``budget`` seconds and returns: it takes the most
-recently finished game whose analysis is not done (starting one where there is none),
-weighs its next decisions while time is left, and saves them with the progress, so the
-next call goes on from there. Nothing is locked while it weighs: the chunk is saved only
-if the progress it started from is still the stored one, so two workers never store a
-decision twice (the second one's work is dropped). Only games that ended as ``finished``
-are analysed; aborted and annulled ones never are. A chunk that fails is logged and
+A game that ends as ``finished`` gets a pending ``GameAnalysis`` row in the transaction
+that ends it (``queue``): that row is the work queue, read newest first on a partial
+index of the pending rows (``analysis_queue_idx``), never by scanning the games.
+Aborted and annulled games get none. ``do_analyse(budget)`` works for about ``budget``
+seconds and returns: it claims the pending row of the most recently finished game with
+``SELECT … FOR UPDATE SKIP LOCKED`` (another worker takes the next one), weighs its next
+decisions while time is left, and saves them with the progress, so the next call goes on
+from there. The chunk is still saved only if the progress it started from is the stored
+one, so no decision is ever stored twice. A chunk that fails is logged and
 counted; after ``MAX_ATTEMPTS`` failures the analysis is marked failed and left alone.
 """
 
@@ -16,11 +18,11 @@ from __future__ import annotations
 import logging
 import time
 
-from django.db.models import Exists, F, OuterRef
+from django.db import transaction
 from django.utils import timezone
 
 from ..bots import analysis
-from ..models import Game, GameAnalysis
+from ..models import Event, Game, GameAnalysis
 
 log = logging.getLogger(__name__)
 
@@ -28,48 +30,38 @@ BUDGET_SECONDS = 0.3  # the work of one call, so that the bots' turns are not he
 MAX_ATTEMPTS = 3
 
 
+def queue(game: Game) -> None:
+    """A game just ended: if it finished (not aborted, not annulled), its analysis waits
+    in the queue, a pending row, from now on. Once per game."""
+    if game.status == Game.Status.FINISHED:
+        row = GameAnalysis(game=game, finished_at=game.finished_at or timezone.now())
+        GameAnalysis.objects.bulk_create([row], ignore_conflicts=True)
+
+
 def do_analyse(budget: float = BUDGET_SECONDS, clock=time.monotonic) -> int:
     """Analyse for about ``budget`` seconds; the number of decisions weighed."""
     deadline = clock() + budget
     weighed, seen = 0, set()
     while clock() < deadline:
-        row = _next_analysis(seen)
-        if row is None:
-            break
-        seen.add(row.pk)
-        weighed += _work_on(row, deadline, clock)
+        with transaction.atomic():
+            row = _claim(seen)
+            if row is None:
+                break
+            seen.add(row.pk)
+            weighed += _work_on(row, deadline, clock)
     return weighed
 
 
-def _next_analysis(seen: set) -> GameAnalysis | None:
-    """The most recently finished game with work left, its analysis row made at need."""
-    newest = F("game__finished_at").desc(nulls_last=True)
-    started = (
+def _claim(seen: set) -> GameAnalysis | None:
+    """The pending analysis of the most recently finished game, locked for this worker's
+    chunk; one another worker holds is skipped (it takes the next one)."""
+    return (
         GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING)
-        .filter(game__status=Game.Status.FINISHED)
         .exclude(pk__in=seen)
-        .select_related("game")
-        .order_by(newest, "-pk")
+        .select_for_update(skip_locked=True)
+        .order_by("-finished_at", "-game_id")  # the column: no join to the games
         .first()
     )
-    fresh = (
-        Game.objects.filter(status=Game.Status.FINISHED)
-        .filter(~Exists(GameAnalysis.objects.filter(game=OuterRef("pk"))))
-        .exclude(pk__in=seen)
-        .order_by(F("finished_at").desc(nulls_last=True), "-pk")
-        .first()
-    )
-    if fresh is None or (started is not None and _later(started.game, fresh)):
-        return started
-    row, _ = GameAnalysis.objects.get_or_create(game=fresh)
-    return row if row.status == GameAnalysis.Status.PENDING else None  # another worker's
-
-
-def _later(a: Game, b: Game) -> bool:
-    """Whether ``a`` finished no earlier than ``b`` (a known time comes before none)."""
-    if a.finished_at is None or b.finished_at is None:
-        return b.finished_at is None
-    return a.finished_at >= b.finished_at
 
 
 def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
@@ -77,7 +69,8 @@ def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
     began = clock()
     start, done, found, added = row.done, row.done, [], []
     try:
-        events = [e.as_rules_event() for e in row.game.events.order_by("seq")]
+        events = Event.objects.filter(game_id=row.game_id).order_by("seq")
+        events = [e.as_rules_event() for e in events]
         found = analysis.decisions(events)
         slowest = 0.0
         while done < len(found) and (done == start or clock() + slowest < deadline):

@@ -17,16 +17,17 @@ from shanghaien.lib.errors import Conflict, Forbidden
 
 from .. import broadcast, rules
 from ..access import access_game, seating
-from ..clock import effective_deadline
+from ..clock import effective_deadline, next_due, reminder_due
 from ..models import Game
-from . import game_log, notify
+from . import analysis, game_log, notify
 
 
 def rate(game: Game, players) -> None:
     """A game that just ended changes both ratings, if it was rated and has a result
-    (aborted and annulled games have none)."""
+    (aborted and annulled games have none), and a finished one waits for its analysis."""
     if game.rated and game.status == Game.Status.FINISHED:
         ratings.apply_result(game, players)
+    analysis.queue(game)
 
 
 def end_by_server(game: Game, reason: str, winner: int | None, now=None, note: str = "") -> tuple:
@@ -84,9 +85,57 @@ def do_extend(game_id, user, now=None) -> Game:
             raise Conflict("already_extended", _("An extra day was already given for this turn."))
         game.deadline += timedelta(days=1)
         game.extended = True
-        game.save(update_fields=["deadline", "extended"])
+        game.due_at = next_due(game, effective_deadline(game), now or timezone.now())
+        game.save(update_fields=["deadline", "extended", "due_at"])
         ids = [p.pk for p in seating.players]
         transaction.on_commit(
             lambda: broadcast.game_changed(game.pk, game.version, force=True, players=ids)
         )
     return game
+
+
+def do_due(game_id, now=None) -> str:
+    """What the deadline job does for one game whose ``due_at`` has come, in its own
+    transaction with the row locked: the timeout, else the turn's reminder, else nothing
+    (a holiday moved the clock on); then the next ``due_at``. Returns "timeout",
+    "reminder" or "" (also when another worker or a move got there first)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("to_move")
+            .filter(pk=game_id, status=Game.Status.ACTIVE, due_at__lte=now)
+            .first()
+        )
+        if game is None:
+            return ""
+        deadline = effective_deadline(game)  # the stored moment may be early: recompute
+        if deadline is not None and not game.to_move.is_bot and deadline <= now:
+            return "timeout" if do_timeout(game.pk, now) else ""
+        done = ""
+        if deadline is not None and now >= reminder_due(game, deadline):
+            done = "reminder" if notify.reminder(game) else ""
+        game.due_at = next_due(game, deadline, now)
+        game.save(update_fields=["due_at"])
+    return done
+
+
+def reschedule(user_id: int, now=None) -> int:
+    """The holidays of ``user_id`` changed: recompute ``due_at`` of the active games
+    where they are to move (their clocks are the ones paused). The number of games."""
+    now = now or timezone.now()
+    changed = 0
+    with transaction.atomic():
+        games = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("to_move")
+            .filter(status=Game.Status.ACTIVE, to_move_id=user_id, deadline__isnull=False)
+            .order_by("pk")  # locked in one order: two reschedules never deadlock
+        )
+        for game in games:
+            due = next_due(game, effective_deadline(game), now)
+            if due != game.due_at:
+                game.due_at = due
+                game.save(update_fields=["due_at"])
+                changed += 1
+    return changed

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from shanghaien.lib.prepared import insert_rows, update_row
 
-from .. import rules
+from .. import clock, rules
 from ..models import Command, Event, Game
 from ..rules import fairness
 from . import records
@@ -106,6 +106,11 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.deadline = None
         if arrived:
             records.game_ended(game, players)
+    if game.to_move_id != previous or result is not None:
+        # The mover's holidays are not read on a move: they can only put the deadline
+        # later, so this is never late, and the job folds them in when it wakes (once a
+        # turn at most, for a mover away). A holiday declared meanwhile recomputes it.
+        game.due_at = clock.next_due(game, game.deadline, now)
     return Change(turn_began=turn_began, result_arrived=arrived)
 
 

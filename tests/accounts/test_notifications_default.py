@@ -279,6 +279,8 @@ def test_every_email_of_ours_has_the_one_click_headers(traveller):
     notify.reminder(game)
     invitations.do_invite(anna, to="bernd")
     run_worker()
+    traveller.move_to(START + DAY)  # past the morning hour of anna's digest
+    run_worker()
     traveller.move_to(START + 4 * DAY)  # both games' time runs out
     run_worker()
     kinds = set()

@@ -90,7 +90,7 @@ def test_one_call_works_for_about_its_budget(finished, monkeypatch):
 
 
 def test_a_chunk_is_kept_only_once_when_two_workers_race(finished):
-    row = GameAnalysis.objects.create(game=finished)
+    row = GameAnalysis.objects.get(game=finished)  # queued when the game ended
     stale = GameAnalysis.objects.get(pk=row.pk)
     analysis._work_on(row, deadline=0, clock=lambda: 0)  # one decision at least
     stored = GameAnalysis.objects.get(pk=row.pk).done
@@ -148,7 +148,7 @@ def test_a_failure_is_recorded_logged_and_given_up_after_a_few(finished, monkeyp
 def test_a_failed_game_does_not_hold_up_the_others(finished, players, monkeypatch):
     from games.services import invitations
 
-    GameAnalysis.objects.create(game=finished, status=GameAnalysis.Status.FAILED, attempts=3)
+    GameAnalysis.objects.filter(game=finished).update(status="failed", attempts=3)
     other = invitations.do_accept_invitation(
         invitations.do_invite(players["bernd"], to="anna").pk, players["anna"]
     )
@@ -228,7 +228,7 @@ def test_the_section_alone_once_ready(finished, clients, quick_playouts):
 
 
 def test_a_failed_analysis_is_said_so(finished, clients):
-    GameAnalysis.objects.create(game=finished, status=GameAnalysis.Status.FAILED, attempts=3)
+    GameAnalysis.objects.filter(game=finished).update(status="failed", attempts=3)
     page = clients["anna"].get(f"/games/{finished.pk}/replay/").content.decode()
     assert "This game could not be analysed." in page
 

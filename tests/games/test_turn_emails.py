@@ -94,6 +94,9 @@ def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
     not_waiting = sorted(g.pk for g in games if g.pk not in waiting)
     assert not Notification.objects.filter(user=anna, kind="turn").exists()  # digest instead
     run_worker()
+    assert not Notification.objects.filter(user=anna, kind="digest").exists()  # not yet 07:00
+    traveller.move_to(START + DAY)  # the next morning (anna's zone is UTC)
+    run_worker()
     digests = [m for m in mail.outbox if m.to == ["anna@example.org"]]
     if not waiting:
         assert digests == []
@@ -106,7 +109,7 @@ def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
         assert f"/games/{pk}/" not in body
     run_worker()
     assert len([m for m in mail.outbox if m.to == ["anna@example.org"]]) == 1  # once a day
-    traveller.move_to(START + DAY)
+    traveller.move_to(START + 2 * DAY)
     run_worker()
     assert len([m for m in mail.outbox if m.to == ["anna@example.org"]]) == 2
 
