@@ -113,11 +113,12 @@ def play_next_turn(waiting, failed: list | None = None) -> int | None:
                 return None
             claimed = game.pk
             log.debug(
-                "bot %s plays turn %d of game %s",
+                "bot %s plays turn %d of game %s at version %d",
                 game.to_move.username,
                 game.turn_number,
                 game.pk,
-                extra={"game": game.pk, "turn": game.turn_number, "bot": game.to_move.username},
+                game.version,
+                extra={"game": game.pk, "version": game.version, "bot": game.to_move.username},
             )
             return play_turn(game)
     except Exception:

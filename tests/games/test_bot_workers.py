@@ -1,0 +1,134 @@
+"""Several workers share the computer opponents' turns: real ``manage.py run_worker --job
+bots`` processes on the PostgreSQL test database. Each turn is claimed by one worker (the
+game row's lock, skipped by the others), so no turn is computed twice; a worker killed
+in the middle of a turn leaves nothing of it behind, and another plays it."""
+
+from __future__ import annotations
+
+import re
+import signal
+from collections import Counter
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count
+
+from games.models import Command, Game, Invitation
+from games.services import invitations
+
+from .test_worker_stop import Worker
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+
+# A worker's line for each turn it claims (at DEBUG): the game and its version then.
+CLAIM = re.compile(r"bot (\w+) plays turn (\d+) of game (\d+) at version (\d+)")
+FAST = {"BOT_PAUSE_SECONDS": "0", "BOT_TICK_SECONDS": "0.02", "DJANGO_LOG_LEVEL": "DEBUG"}
+
+
+def bot_games(count: int, first: str = "deckhand", second: str = "boatswain") -> list[Game]:
+    """``count`` games between two computer opponents, started by the services.
+
+    The invitations are written as rows: a bot sends none of its own, and the rate
+    limits of invitations (a person's) would stop a series of them.
+    """
+    # A transactional test's flush removed the accounts the migrations made.
+    users = get_user_model().objects
+    inviter, _ = users.get_or_create(username=first.capitalize(), bot_level=first)
+    invited, _ = users.get_or_create(username=second.capitalize(), bot_level=second)
+    games = []
+    for _ in range(count):
+        invitation = Invitation.objects.create(
+            from_user=inviter, to_user=invited, **invitations.fair_fields("")
+        )
+        games.append(invitations.do_accept_invitation(invitation.pk, invited))
+    return games
+
+
+@pytest.fixture
+def workers(tmp_path):
+    started = []
+
+    def start(name: str, *args, **env) -> Worker:
+        folder = tmp_path / name
+        folder.mkdir()
+        worker = Worker(folder, "--job", "bots", "--name", name, *args, **{**FAST, **env})
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:  # a failed test leaves no process behind
+        worker.kill()
+
+
+def claims(worker: Worker) -> list[tuple[int, int]]:
+    """(game, version) of each turn the worker claimed."""
+    return [(int(m[3]), int(m[4])) for m in CLAIM.finditer(worker.said())]
+
+
+def all_over(games: list[Game]) -> bool:
+    """every game over"""
+    return not Game.objects.filter(pk__in=[g.pk for g in games], status="active").exists()
+
+
+def doubled_commands() -> list:
+    """(game, version) of Command rows that share both: a move recorded twice."""
+    rows = Command.objects.values("game", "version").annotate(n=Count("id")).filter(n__gt=1)
+    return list(rows)
+
+
+def test_two_workers_share_the_bots_turns_and_never_compute_one_twice(workers):
+    games = bot_games(12)
+    first, second = workers("w1"), workers("w2")
+    first.wait_for(lambda: all_over(games), timeout=240)
+    for worker in (first, second):
+        status, _ = worker.stop(signal.SIGTERM)
+        assert status == 0, worker.said()
+    said = first.said() + second.said()
+    # The old way: both workers computed the same turn, and one was refused its command.
+    assert "stale_version" not in said
+    assert "Traceback" not in said
+    both = Counter(claims(first) + claims(second))
+    assert [turn for turn, n in both.items() if n > 1] == []  # no turn computed twice
+    assert claims(first) and claims(second)  # both worked
+    assert doubled_commands() == []
+    for game in Game.objects.filter(pk__in=[g.pk for g in games]):
+        assert game.status == Game.Status.FINISHED and game.result_reason == "completed"
+        # Every turn of the game was claimed once: the position each began from.
+        played = {version for (pk, version) in both if pk == game.pk}
+        assert len(played) >= game.turn_number - 1
+
+
+def row_is_claimed(game: Game) -> bool:
+    """the game's row is locked by a worker"""
+    with transaction.atomic():
+        free = Game.objects.filter(pk=game.pk).select_for_update(skip_locked=True)
+        return not free.exists()
+
+
+def test_a_killed_workers_turn_is_played_by_the_other_and_the_game_goes_on(workers):
+    (game,) = bot_games(1)
+    # A worker whose bot thinks for a minute over each command: it claims the first turn
+    # and holds it.
+    slow = workers("slow", settings="tests.helpers.slow_bot_settings", SLOW_BOT_SECONDS="60")
+    slow.wait_for(lambda: claims(slow), timeout=60)
+    assert claims(slow) == [(game.pk, game.version)]
+    assert row_is_claimed(game)
+    other = workers("other")
+    other.wait_for(lambda: "bots: 0 in " in other.said())  # it passed over the claimed turn
+    assert claims(other) == []
+    slow.process.send_signal(signal.SIGKILL)
+    slow.process.wait()
+    # Its transaction rolled back with its connection: the other plays the turn, from
+    # the position the killed worker had claimed, and then the rest of the game.
+    other.wait_for(lambda: (game.pk, game.version) in claims(other), timeout=60)
+    other.wait_for(lambda: all_over([game]), timeout=120)
+    status, _ = other.stop(signal.SIGTERM)
+    assert status == 0, other.said()
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.result_reason == "completed"
+    assert Command.objects.filter(game=game).count() > 0 and doubled_commands() == []
+    mine = claims(other)
+    assert len(mine) == len(set(mine))
+    assert "stale_version" not in other.said()
+    # The log folds into the snapshot (checked after every test): no move lost or doubled.
