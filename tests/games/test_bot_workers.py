@@ -5,8 +5,10 @@ in the middle of a turn leaves nothing of it behind, and another plays it."""
 
 from __future__ import annotations
 
+import random
 import re
 import signal
+import uuid
 from collections import Counter
 
 import pytest
@@ -14,10 +16,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count
 
+from games import bots
+from games.bot_turns import play_bot_turns
 from games.models import Command, Game, Invitation
-from games.services import invitations
+from games.services import commands, invitations
+from tests.helpers.slow_mail import noted
 
-from .test_worker_stop import Worker
+from .test_worker_stop import STOP_LIMIT, Worker, pending_emails
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
 
@@ -132,3 +137,48 @@ def test_a_killed_workers_turn_is_played_by_the_other_and_the_game_goes_on(worke
     assert len(mine) == len(set(mine))
     assert "stale_version" not in other.said()
     # The log folds into the snapshot (checked after every test): no move lost or doubled.
+
+
+def play_until_the_bot_is_on_turn(game: Game, player) -> None:
+    """``player`` plays random legal commands until the bot is to move."""
+    rng = random.Random(7)
+    game.refresh_from_db()
+    while game.to_move_id == player.pk:
+        state = game.rules_state()
+        command = bots.choose(state, state.turn, "random", rng)
+        commands.do_command(game.pk, player, command, game.version, str(uuid.uuid4()))
+        game.refresh_from_db()
+
+
+def test_a_bots_turn_does_not_wait_behind_a_slow_mail_server(workers, tmp_path, players):
+    anna = players["anna"]
+    get_user_model().objects.get_or_create(username="Deckhand", bot_level="deckhand")
+    game = invitations.do_invite(anna, to="Deckhand").game  # the bot has seat 1
+    play_bot_turns(pause=0)  # if the bot begins: anna is to move
+    addresses = pending_emails(game, 30)  # 30 s of sending at 1 s an email
+    mail_log = tmp_path / "mail.log"
+    worker = workers(
+        "mail",
+        "--job",
+        "notifications",
+        settings="tests.helpers.worker_settings",
+        SLOW_MAIL_LOG=str(mail_log),
+        SLOW_MAIL_SECONDS="1",
+    )
+    worker.wait_for(lambda: len(noted(mail_log, "begin")) >= 2)  # the emails job is busy
+    bot_commands = Command.objects.filter(game=game, seat=1).count()
+    play_until_the_bot_is_on_turn(game, anna)
+
+    def bot_played():
+        """the bot played its turn"""
+        game.refresh_from_db()
+        return game.to_move_id == anna.pk or game.status != Game.Status.ACTIVE
+
+    worker.wait_for(bot_played, timeout=25)
+    # The emails job was still in hand: the bot's turn did not wait for it to end.
+    assert len(noted(mail_log, "sent")) < len(addresses)
+    assert Command.objects.filter(game=game, seat=1).count() > bot_commands
+    status, seconds = worker.stop(signal.SIGTERM)
+    assert status == 0, worker.said()
+    assert seconds < STOP_LIMIT
+    assert "stopped " in worker.said() and "abandoned" not in worker.said()
