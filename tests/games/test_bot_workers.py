@@ -182,3 +182,27 @@ def test_a_bots_turn_does_not_wait_behind_a_slow_mail_server(workers, tmp_path, 
     assert status == 0, worker.said()
     assert seconds < STOP_LIMIT
     assert "stopped " in worker.said() and "abandoned" not in worker.said()
+
+
+def test_a_moderator_waits_for_the_claimed_turn_then_annuls_the_game(workers, players, moderator):
+    from moderation.services import do_annul
+
+    anna = players["anna"]
+    get_user_model().objects.get_or_create(username="Deckhand", bot_level="deckhand")
+    game = invitations.do_invite(anna, to="Deckhand").game  # the bot has seat 1
+    play_bot_turns(pause=0)
+    play_until_the_bot_is_on_turn(game, anna)
+    bot_commands = Command.objects.filter(game=game, seat=1).count()
+    # The bot thinks 2 s over each command: the annulment comes in the middle of its turn.
+    slow = workers("slow", settings="tests.helpers.slow_bot_settings", SLOW_BOT_SECONDS="2")
+    slow.wait_for(lambda: claims(slow), timeout=60)
+    assert claims(slow) == [(game.pk, game.version)] and row_is_claimed(game)
+    do_annul(game.pk, moderator, "a test of the lock")  # waits for the turn's commit
+    game.refresh_from_db()
+    assert game.status == Game.Status.ANNULLED
+    # The whole turn came first, then the annulment: the log ends with it.
+    assert Command.objects.filter(game=game, seat=1).count() > bot_commands
+    assert game.events.order_by("seq").last().kind == "game_ended"
+    status, _ = slow.stop(signal.SIGTERM)
+    assert status == 0, slow.said()
+    assert "Traceback" not in slow.said() and len(claims(slow)) == 1

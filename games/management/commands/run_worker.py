@@ -277,6 +277,10 @@ class Command(BaseCommand):
         try:
             while self.bots.is_alive():
                 self.bots.join(timeout=0.1)  # signals are handled between two waits
+                # The grace's signal went to a job of the main loop, abandoned already:
+                # the turn in hand is not waited for longer than the grace either.
+                if stopping and self.stop.seconds_since_asked() > self.stop.grace + 1:
+                    raise Abandoned("bots")
         finally:
             self.stop.in_hand = ""
 
