@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 import signal
+import time
 import uuid
 from collections import Counter
 
@@ -206,3 +207,19 @@ def test_a_moderator_waits_for_the_claimed_turn_then_annuls_the_game(workers, pl
     status, _ = slow.stop(signal.SIGTERM)
     assert status == 0, slow.said()
     assert "Traceback" not in slow.said() and len(claims(slow)) == 1
+
+
+def test_a_stop_abandons_a_bots_turn_past_the_grace_and_rolls_it_back(workers):
+    (game,) = bot_games(1)
+    # A bot that thinks 6 s over each command: stopped a second after its first command,
+    # in the middle of the second, which ends long after the grace.
+    slow = workers("slow", settings="tests.helpers.slow_bot_settings", SLOW_BOT_SECONDS="6")
+    slow.wait_for(lambda: claims(slow), timeout=60)
+    time.sleep(7)
+    status, seconds = slow.stop(signal.SIGTERM)
+    assert status == 0, slow.said()
+    assert seconds < STOP_LIMIT
+    assert "abandoned the job bots in hand" in slow.said()
+    game.refresh_from_db()
+    assert not Command.objects.filter(game=game).exists()  # nothing of the turn was kept
+    assert not row_is_claimed(game)  # the next worker plays it

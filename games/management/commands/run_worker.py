@@ -171,7 +171,7 @@ class Command(BaseCommand):
     def handle(self, *args, once=False, job=None, interval=WORKER_INTERVAL_SECONDS, **options):
         names = job or list(JOBS)
         heartbeat = options.get("name") or worker_name()
-        self.bots, self.bots_halt = None, threading.Event()
+        self.bots, self.bots_halt, self.bots_ended = None, threading.Event(), threading.Event()
         with Stop(options.get("grace", STOP_GRACE_SECONDS)) as self.stop:
             if not once:
                 log.info(
@@ -204,6 +204,12 @@ class Command(BaseCommand):
                 self.stop.signal,
                 extra={"signal": self.stop.signal, "duration_ms": round(seconds * 1000)},
             )
+        if self.bots is not None and not self.bots_ended.is_set():
+            # The bots' turn was abandoned and still runs on its thread: the process
+            # ends now, rather than in the interpreter's teardown beside that thread.
+            # Its connection closes with it, and PostgreSQL rolls the turn back.
+            logging.shutdown()
+            os._exit(0)
 
     def _loop(self, names, heartbeat, once, interval):
         if not once and "bots" in names:
@@ -259,6 +265,7 @@ class Command(BaseCommand):
                 self.stop.sleep(bot_turns.tick_seconds())
         finally:
             connections.close_all()  # this thread's connections only
+            self.bots_ended.set()
 
     def _join_bots(self) -> None:
         """Wait for the bots' loop to end (a stop ends it after the turn in hand).
@@ -271,12 +278,13 @@ class Command(BaseCommand):
         # Also when the main loop ended otherwise than by a stop (it raised), and so
         # that a turn abandoned is the last: the stop's flag is cleared on the way out.
         self.bots_halt.set()
-        if not (self.bots and self.bots.is_alive()):
+        if self.bots is None:
             return
         self.stop.in_hand = "bots"
         try:
-            while self.bots.is_alive():
-                self.bots.join(timeout=0.1)  # signals are handled between two waits
+            # Not Thread.join: a signal handler's exception that interrupts it can leave
+            # the thread marked as ended while it runs on.
+            while not self.bots_ended.wait(timeout=0.1):
                 # The grace's signal went to a job of the main loop, abandoned already:
                 # the turn in hand is not waited for longer than the grace either.
                 if stopping and self.stop.seconds_since_asked() > self.stop.grace + 1:
