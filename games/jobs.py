@@ -301,8 +301,9 @@ def email_undeliverable(user) -> bool:
 # Push notifications go out within this many seconds of being queued.
 PUSH_TICK_SECONDS = 2.0
 
-# The analysis after the game runs beside the bots' turns, a short chunk each second
-# (services.analysis.BUDGET_SECONDS), so that a bot's turn waits at most that long.
+# The analysis after the game runs beside the pushes, a short chunk each second
+# (services.analysis.BUDGET_SECONDS), so that a push waits at most that long (the bots'
+# turns have a loop of their own).
 ANALYSIS_TICK_SECONDS = 1.0
 
 
@@ -347,7 +348,9 @@ JOBS = {
     "bots": play_bot_turns,
     "analysis": analyse_games,
 }
-# Jobs that run more often than the worker's interval (seconds between two runs).
+# Jobs that run more often than the worker's interval (seconds between two runs). The
+# worker's loop plays the bots' turns on a thread of its own, every
+# bot_turns.tick_seconds() (run_worker); the others between its slow jobs.
 FAST_JOBS = {
     "bots": BOT_TICK_SECONDS,
     "analysis": ANALYSIS_TICK_SECONDS,

@@ -8,6 +8,10 @@ rolled back. Every job works item by item, each in a transaction of its own, and
 idempotent, so nothing is left half done: what was abandoned is done by the next run. A
 second signal abandons the job in hand at once.
 
+The computer opponents' turns run in a loop of their own, on a thread beside the other
+jobs, so that a bot's turn never waits behind an analysis or a slow mail server; each
+turn is claimed (``games.bot_turns``), so that any number of workers share them.
+
 Every line the worker writes is a log record of the logger ``games.worker``; a job's line
 carries the fields ``job``, ``result`` and ``duration_ms`` (one JSON object under
 DJANGO_LOG_FORMAT=json).
@@ -22,7 +26,7 @@ import threading
 import time
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 
 from games import bot_turns
 from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, stopping, worker_name
@@ -167,6 +171,7 @@ class Command(BaseCommand):
     def handle(self, *args, once=False, job=None, interval=WORKER_INTERVAL_SECONDS, **options):
         names = job or list(JOBS)
         heartbeat = options.get("name") or worker_name()
+        self.bots, self.bots_halt, self.bots_ended = None, threading.Event(), threading.Event()
         with Stop(options.get("grace", STOP_GRACE_SECONDS)) as self.stop:
             if not once:
                 log.info(
@@ -178,7 +183,10 @@ class Command(BaseCommand):
                     extra={"worker": heartbeat, "jobs": names},
                 )
             try:
-                self._loop(names, heartbeat, once, interval)
+                try:
+                    self._loop(names, heartbeat, once, interval)
+                finally:
+                    self._join_bots()
             except Abandoned as abandoned:
                 log.warning(
                     "abandoned the job %s in hand %.1f s after %s: its open transaction "
@@ -196,12 +204,24 @@ class Command(BaseCommand):
                 self.stop.signal,
                 extra={"signal": self.stop.signal, "duration_ms": round(seconds * 1000)},
             )
+        if self.bots is not None and not self.bots_ended.is_set():
+            # The bots' turn was abandoned and still runs on its thread: the process
+            # ends now, rather than in the interpreter's teardown beside that thread.
+            # Its connection closes with it, and PostgreSQL rolls the turn back.
+            logging.shutdown()
+            os._exit(0)
 
     def _loop(self, names, heartbeat, once, interval):
-        fast = [name for name in names if name in FAST_JOBS]  # the bots' turns
+        if not once and "bots" in names:
+            # The bots' turns on a thread of their own, the rest in this loop.
+            names = [name for name in names if name != "bots"]
+            self.bots = threading.Thread(target=self._bot_loop, name="worker-bots", daemon=True)
+        fast = [name for name in names if name in FAST_JOBS]  # pushes, analysis
         slow = [name for name in names if name not in FAST_JOBS]
         if not once:
             metrics.serve_worker_metrics()  # with WORKER_METRICS_PORT: the jobs' durations
+        if self.bots:
+            self.bots.start()
         while not stopping:
             # A connection broken by a database outage is dropped here and opened anew
             # by the next query, so the loop recovers once the database is back.
@@ -229,15 +249,61 @@ class Command(BaseCommand):
                 close_old_connections()
                 self._run_each(fast, quiet=True)
 
+    def _bot_loop(self):
+        """The computer opponents' turns, every tick until the worker stops: a thread
+        with its own database connection, closed when the loop ends.
+
+        A turn in hand is finished (it takes a fraction of a second): a stop asked
+        during it waits for it (``_join_bots``).
+        """
+        try:
+            quiet = False  # the first run says so even when it found nothing
+            while not stopping and not self.bots_halt.is_set():
+                close_old_connections()
+                self._run("bots", quiet, in_hand=False)
+                quiet = True
+                self.stop.sleep(bot_turns.tick_seconds())
+        finally:
+            connections.close_all()  # this thread's connections only
+            self.bots_ended.set()
+
+    def _join_bots(self) -> None:
+        """Wait for the bots' loop to end (a stop ends it after the turn in hand).
+
+        While it finishes its turn, the bots are the job in hand: a turn still running
+        when the grace is over, or at a second signal, is abandoned as any job is (its
+        transaction is rolled back with the connection as the process exits, and the
+        next worker plays that turn).
+        """
+        # Also when the main loop ended otherwise than by a stop (it raised), and so
+        # that a turn abandoned is the last: the stop's flag is cleared on the way out.
+        self.bots_halt.set()
+        if self.bots is None:
+            return
+        self.stop.in_hand = "bots"
+        try:
+            # Not Thread.join: a signal handler's exception that interrupts it can leave
+            # the thread marked as ended while it runs on.
+            while not self.bots_ended.wait(timeout=0.1):
+                # The grace's signal went to a job of the main loop, abandoned already:
+                # the turn in hand is not waited for longer than the grace either.
+                if stopping and self.stop.seconds_since_asked() > self.stop.grace + 1:
+                    raise Abandoned("bots")
+        finally:
+            self.stop.in_hand = ""
+
     def _run_each(self, names, quiet=False):
         for name in names:
             if stopping:
                 return
             self._run(name, quiet)
 
-    def _run(self, name, quiet=False):
+    def _run(self, name, quiet=False, in_hand=True):
+        """Run the job ``name`` and log its line; ``in_hand``: it is the main loop's job
+        in hand (the one a stop waits for, and abandons after the grace)."""
         started = time.monotonic()
-        self.stop.in_hand = name
+        if in_hand:
+            self.stop.in_hand = name
         try:
             with metrics.job_run(name):  # timed; a failure counted and reported
                 result = JOBS[name]()
@@ -251,7 +317,8 @@ class Command(BaseCommand):
             )
             return
         finally:
-            self.stop.in_hand = ""
+            if in_hand:
+                self.stop.in_hand = ""
         duration_ms = milliseconds_since(started)
         if result or not quiet:  # a fast job that found nothing to do says nothing
             log.info(
