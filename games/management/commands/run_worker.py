@@ -30,6 +30,7 @@ from django.db import close_old_connections, connections
 
 from games import bot_turns
 from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, stopping, worker_name
+from games.services import upgrades
 from shanghaien.lib import metrics
 
 log = logging.getLogger("games.worker")
@@ -184,6 +185,7 @@ class Command(BaseCommand):
                 )
             try:
                 try:
+                    self._catch_up()
                     self._loop(names, heartbeat, once, interval)
                 finally:
                     self._join_bots()
@@ -210,6 +212,23 @@ class Command(BaseCommand):
             # Its connection closes with it, and PostgreSQL rolls the turn back.
             logging.shutdown()
             os._exit(0)
+
+    def _catch_up(self):
+        """What the previous release left undone while an upgrade switched over
+        (``games.services.upgrades``): once, as the worker starts."""
+        started = time.monotonic()
+        try:
+            result = upgrades.catch_up()
+        except Exception:  # the jobs still run; the next start tries again
+            log.exception("catch_up: failed", extra={"job": "catch_up", "result": "failed"})
+            return
+        duration_ms = milliseconds_since(started)
+        log.info(
+            "catch_up: %s in %d ms",
+            result,
+            duration_ms,
+            extra={"job": "catch_up", "result": result, "duration_ms": duration_ms},
+        )
 
     def _loop(self, names, heartbeat, once, interval):
         if not once and "bots" in names:
