@@ -3,10 +3,9 @@ one statement each (set-based: seconds on 200,000 finished games), then the inde
 players' lists read by (built after the fill, which is faster than keeping them during it).
 
 A game the previous release ends after the fill, while the new release is not yet
-serving, keeps no ``ended_at`` on its seats and is not counted in the records: the
-lobby shows a game only while its status says it is under way, so it never shows there
-as running, but it is missing from its players' finished lists (a window as long as
-the deploy's switch-over).
+serving, keeps no ``ended_at`` on its seats and is not counted in the records until the
+new release's worker starts and mends it (``games/services/upgrades.py``); meanwhile the
+lobby shows a game only while its status says it is under way.
 """
 
 import django.db.models.deletion
