@@ -47,6 +47,7 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -576,12 +577,41 @@ class Rollback(Exception):
     pass
 
 
-def buffers(queries: list[dict]) -> dict:
+class Captured:
+    """The statements run inside: every one counted (``count``), the last 9,000 kept with
+    their SQL (``queries``: Django's query log keeps no more)."""
+
+    def __enter__(self):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        self.count = 0
+
+        def counting(execute, sql, params, many, context):
+            self.count += 1
+            return execute(sql, params, many, context)
+
+        connection.queries_log.clear()  # a full log would hide what follows
+        self.wrapper = connection.execute_wrapper(counting)
+        self.wrapper.__enter__()
+        self.capture = CaptureQueriesContext(connection)
+        self.capture.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.capture.__exit__(*exc)
+        self.wrapper.__exit__(*exc)
+        self.queries = self.capture.captured_queries
+        return False
+
+
+def buffers(captured: Captured) -> dict:
     """The statements re-run under EXPLAIN (ANALYZE, BUFFERS), each in a transaction rolled
     back: shared buffers hit + read summed (scaled up past ``EXPLAIN_CAP``), and the
     tables read by a sequential scan."""
     from django.db import DatabaseError, connection, transaction
 
+    queries = captured.queries
     total = explained = 0
     scanned = set()
 
@@ -614,27 +644,26 @@ def buffers(queries: list[dict]) -> dict:
         total += top.get("Shared Hit Blocks", 0) + top.get("Shared Read Blocks", 0)
         explained += 1
         walk(top)
-    if explained and len(runnable) > explained:
-        total = total * len(runnable) / explained
+    if explained and captured.count > explained:
+        total = total * len(runnable) / explained * captured.count / max(len(queries), 1)
     return {
         "buffers": round(total),
         "explained": explained,
-        "statements": len(queries),
+        "statements": captured.count,
         "seq_scans": sorted(s for s in scanned if s),
     }
 
 
-def rounds(function, budget: float = 1.5, least: int = 3, slow: bool = False) -> list[float]:
+def rounds(function, budget: float = 1.5, least: int = 3) -> list[float]:
     """Times (ms) of calls of ``function``: at least ``least`` and until ``budget`` seconds
-    are spent, at most 50; one if ``slow`` (a round of seconds: its noise is small beside
-    it, and the full run keeps within its time)."""
+    are spent, at most 50."""
     samples, spent = [], 0.0
     while len(samples) < 50:
         started = time.perf_counter()
         function()
         samples.append((time.perf_counter() - started) * 1000)
         spent += samples[-1] / 1000
-        if slow or (len(samples) >= least and spent >= budget):
+        if len(samples) >= least and spent >= budget:
             break
     return samples
 
@@ -683,8 +712,9 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
     users = get_user_model()
     now = timezone.now()
     bots = list(users.objects.filter(bot_level__gt="").values_list("pk", flat=True))
-    untouched = (
+    untouched = (  # copies only: the templates' players have no confirmed address
         Game.objects.filter(status="active", deadline__gt=now + timezone.timedelta(days=1))
+        .filter(pk__gt=ACTIVE_BASE)
         .exclude(to_move_id__in=bots)
         .exclude(seats__user__username=HEAVY)
         .exclude(seats__user_id__in=bots)
@@ -724,6 +754,7 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
     if job == "digests":
         ids = list(
             users.objects.filter(daily_digest=False, is_active=True, bot_level="")
+            .filter(pk__gt=USER_BASE)
             .exclude(email="")
             .exclude(username=HEAVY)
             .filter(pk__in=Game.objects.filter(status="active").values("to_move_id"))
@@ -744,7 +775,7 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
         return [game for game, _ in games]
     if job == "bots":
         waiting = list(
-            Game.objects.filter(status="active", seats__user_id__in=bots)
+            Game.objects.filter(status="active", seats__user_id__in=bots, pk__gt=ACTIVE_BASE)
             .exclude(to_move_id__in=bots)
             .order_by("id")
             .values_list("pk", flat=True)[:count]
@@ -787,7 +818,6 @@ def measure(name: str, pass_number: int) -> dict:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
     from django.utils.timezone import now
 
@@ -795,6 +825,10 @@ def measure(name: str, pass_number: int) -> dict:
     from games.models import WorkerHeartbeat
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    warnings.filterwarnings("ignore", "Limit for query logging exceeded")
+    # as in production: no statement kept in memory, no debug pages (DJANGO_DEBUG=1 was
+    # only there for the development secret key)
+    settings.DEBUG = False
     connection.ensure_connection()
 
     def ping():
@@ -820,12 +854,13 @@ def measure(name: str, pass_number: int) -> dict:
         job()
     tidy()
     for job_name, job in JOBS.items():
-        with CaptureQueriesContext(connection) as queries:
+        with Captured() as captured:
             started = time.perf_counter()
             answer = job()
             samples = [(time.perf_counter() - started) * 1000]
-        samples += rounds(job, least=2, slow=samples[0] > 5000)
-        figures = buffers(queries.captured_queries)
+        if samples[0] < 5000:  # a round of seconds: its noise is small beside it
+            samples += rounds(job, least=2)
+        figures = buffers(captured)
         result["jobs"][job_name] = {
             "ms": round(statistics.median(samples), 2),
             "rounds": len(samples),
@@ -858,7 +893,7 @@ def measure(name: str, pass_number: int) -> dict:
             response = client.get(url)
             cpu.append((time.process_time() - started) * 1000)
             wall.append(time.perf_counter() - clock)
-        with CaptureQueriesContext(connection) as queries:
+        with Captured() as captured:
             response = client.get(url)
         result["pages"][page] = {
             "url": url,
@@ -866,7 +901,7 @@ def measure(name: str, pass_number: int) -> dict:
             "cpu_ms": round(statistics.median(cpu), 2),
             "wall_ms": round(statistics.median(wall) * 1000, 2),
             "repeats": len(cpu),
-            **buffers(queries.captured_queries),
+            **buffers(captured),
         }
         log(f"{name} pass {pass_number}: {page} {result['pages'][page]['cpu_ms']} ms CPU")
 
@@ -874,18 +909,25 @@ def measure(name: str, pass_number: int) -> dict:
         if job_name not in JOBS:
             continue
         items = make_due(job_name, DUE, pass_number)
-        with CaptureQueriesContext(connection) as queries:
+        with Captured() as captured:
             started = time.perf_counter()
             answer = JOBS[job_name]()
             elapsed = (time.perf_counter() - started) * 1000
         result["due"][job_name] = {
             "due": len(items),
             "ms": round(elapsed, 1),
-            "statements": len(queries.captured_queries),
+            "statements": captured.count,
             "answer": repr(answer),
         }
         log(f"{name} pass {pass_number}: {job_name} with {len(items)} due {elapsed:.0f} ms")
         tidy()
+    # The games ended above wait for their analysis: done now, so that the next pass
+    # starts with nothing due again.
+    # (A round may weigh nothing and still finish a game with no decision: three idle
+    # rounds in a row mean done.)
+    started, idle = time.perf_counter(), 0
+    while idle < 3 and time.perf_counter() - started < 120:
+        idle = 0 if JOBS["analysis"]() else idle + 1
     return result
 
 
