@@ -19,7 +19,7 @@ PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
 RUNTIME_STAMP = $(VENV)/.installed-runtime
 TEST_STAMP = $(VENV)/.installed-test
 
-.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog clean
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth clean
 
 install: $(TEST_STAMP)
 
@@ -103,6 +103,15 @@ bench-load: install
 # database and on one with a site's history, with the EXPLAINs; BENCH_PG for another server.
 bench-backlog: install
 	$(PY) bench/backlog.py
+
+# What every worker job and history page costs on a database with a site's history
+# (200,000 finished games, built in SQL) against a near-empty one, A/A-paired, with the
+# workers' and sockets' benchmarks when present; the targets passed or failed
+# (docs/performance.md). Needs PostgreSQL (BENCH_PG); ~20 minutes. GROWTH_ARGS: e.g.
+# "--only small", "--scale 0.1", "--skip-sockets --skip-workers".
+GROWTH_ARGS ?=
+bench-growth: install
+	$(PY) bench/growth.py $(GROWTH_ARGS)
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".
