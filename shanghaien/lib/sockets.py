@@ -5,12 +5,17 @@ from __future__ import annotations
 import logging
 import math
 from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
+from types import SimpleNamespace
 
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.models import AnonymousUser
+from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import trans_real
@@ -124,6 +129,38 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
     async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
         retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
         await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
+
+
+class SessionUser:
+    """The socket's user, from its session cookie, read once as it connects: what
+    Channels' ``AuthMiddlewareStack`` gives, without what that keeps for the socket's
+    whole life (three more middleware frames, each with its copy of the scope, the loaded
+    session and a lazy wrapper around the user: some KiB a socket, and 3,000 idle boards
+    hold a process's memory). The scope gets ``cookies`` and ``user``; no ``session``
+    (nothing on a socket writes to it). The read runs on the database threads, not on
+    Channels' one shared thread, where a restart's reconnecting boards queued.
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    async def __call__(self, scope, receive, send):
+        cookies = {}
+        for name, value in scope.get("headers") or ():
+            if name == b"cookie":
+                cookies = parse_cookie(value.decode("latin-1"))
+                break
+        user = await database_sync_to_async(session_user)(cookies.get(settings.SESSION_COOKIE_NAME))
+        return await self.inner(dict(scope, cookies=cookies, user=user), receive, send)
+
+
+def session_user(session_key: str | None):
+    """The user signed in with this session (AnonymousUser if none), checked as a
+    request's is (``django.contrib.auth.get_user``: the session's hash, the backend)."""
+    if not session_key:
+        return AnonymousUser()
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    return auth.get_user(SimpleNamespace(session=store))
 
 
 def socket_language(scope) -> str:
