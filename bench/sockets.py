@@ -204,13 +204,26 @@ def make_games(count: int, tag: str, threads: int = 8) -> list:
 
 
 def moves(server: Daphne, tag: str, args) -> dict:
-    games = world.make_games(args.games, tag)
-    row = asyncio.run(
-        play_games(server, games, moves=args.moves, timeout=args.timeout, seed=args.seed)
-    )
-    if row["errors"] or row["timeouts"] or row["unacked_commands"]:
-        raise RuntimeError(f"the moves failed: {row['failures']}")
+    """A few games played; on new games again if a handshake or a move fails (a server
+    whose handshakes time out under its idle sockets), three times at most."""
+    failed = []
+    for attempt in range(3):
+        games = world.make_games(args.games, f"{tag}{attempt}r")
+        try:
+            row = asyncio.run(
+                play_games(server, games, moves=args.moves, timeout=args.timeout, seed=args.seed)
+            )
+        except Exception as error:  # a refused handshake, say
+            failed.append(repr(error)[:200])
+            continue
+        if row["errors"] or row["timeouts"] or row["unacked_commands"]:
+            failed.append(str(row["failures"])[:200])
+            continue
+        break
+    else:
+        raise RuntimeError(f"the moves failed three times: {failed}")
     return {
+        "failed_attempts": failed,
         "moves": row["moves"],
         "server_cpu_ms": row["per_move"]["server_cpu_ms"],
         "statements": row["per_move"]["statements"],
