@@ -44,10 +44,3 @@ application = ProtocolTypeRouter(
 # hold up every socket of the process, they cost a third to a half as long
 # (docs/performance.md).
 gc.freeze()
-# A young collection after 10,000 new objects rather than 700. A move or a handshake
-# makes a few thousand that are gone once it is answered: at 700 the collector scanned
-# them mid-flight and promoted the survivors, and every tenth promotion to the oldest
-# generation could start a full pass, whose pause grows with each open socket. Full
-# passes are now rarer by as much; a young pass of 10,000 stays under a millisecond
-# (bench/sockets.py, docs/performance.md).
-gc.set_threshold(10_000, 10, 10)

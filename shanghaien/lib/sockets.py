@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from types import SimpleNamespace
@@ -145,13 +147,48 @@ class SessionUser:
         self.inner = inner
 
     async def __call__(self, scope, receive, send):
-        cookies = {}
-        for name, value in scope.get("headers") or ():
-            if name == b"cookie":
-                cookies = parse_cookie(value.decode("latin-1"))
-                break
-        user = await database_sync_to_async(session_user)(cookies.get(settings.SESSION_COOKIE_NAME))
-        return await self.inner(dict(scope, cookies=cookies, user=user), receive, send)
+        gate = handshake_gate()
+        await gate.acquire()
+        waiting = True
+
+        def done() -> None:
+            nonlocal waiting
+            if waiting:
+                waiting = False
+                gate.release()
+
+        async def sending(message):
+            if message["type"] in ("websocket.accept", "websocket.close"):
+                done()  # the handshake is over: the next one may start
+            await send(message)
+
+        try:
+            cookies = {}
+            for name, value in scope.get("headers") or ():
+                if name == b"cookie":
+                    cookies = parse_cookie(value.decode("latin-1"))
+                    break
+            key = cookies.get(settings.SESSION_COOKIE_NAME)
+            user = await database_sync_to_async(session_user)(key)
+            return await self.inner(dict(scope, cookies=cookies, user=user), receive, sending)
+        finally:
+            done()
+
+
+_gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def handshake_gate() -> asyncio.Semaphore:
+    """How many handshakes of this process's event loop run at once: two for each
+    database thread. A restart brings every board back at once; were all their
+    handshakes to advance together, each a step at a time through the database threads,
+    every one would finish only when all the work was done, after Daphne's handshake
+    timeout. In turn, the first come are served first and the rest wait in line."""
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(2 * settings.DATABASE_THREADS)
+    return gate
 
 
 def session_user(session_key: str | None):
