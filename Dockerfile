@@ -36,4 +36,7 @@ EXPOSE 8000
 # host check and HTTPS redirect let it through like any request from the proxy.
 HEALTHCHECK --interval=15s --timeout=5s --retries=3 \
   CMD python -c "import os, urllib.request as r; host = os.environ.get('DJANGO_ALLOWED_HOSTS', 'localhost').split(',')[0].strip().lstrip('*.') or 'localhost'; r.urlopen(r.Request('http://127.0.0.1:8000/healthz?skip=worker', headers={'Host': host, 'X-Forwarded-Proto': 'https'}), timeout=4)"
-CMD ["daphne", "--verbosity", "0", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "shanghaien.asgi:application"]
+# A restart reconnects every open board at once: the listen backlog holds the burst of
+# connections (up to the kernel's net.core.somaxconn) and each handshake may wait its turn
+# for up to 60 s instead of Daphne's 5 (docs/operations.md, "Scaling").
+CMD ["daphne", "--verbosity", "0", "-e", "tcp:port=8000:interface=0.0.0.0:backlog=4096", "--websocket_connect_timeout", "60", "--proxy-headers", "shanghaien.asgi:application"]

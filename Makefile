@@ -4,6 +4,9 @@ VENV ?= .venv
 PY = $(VENV)/bin/python
 PYTEST_ARGS ?=
 PORT ?= 8000
+# Daphne listens as in production (Dockerfile): a backlog and a handshake timeout that hold
+# every board reconnecting at once after a restart.
+DAPHNE_LISTEN = -e tcp:port=$(PORT):interface=127.0.0.1:backlog=4096 --websocket_connect_timeout 60
 # `make run`'s worker looks for due emails and deadlines this often (seconds): a player
 # on a developer's machine sees an invitation's email at once, not a minute later.
 WORKER_INTERVAL ?= 3
@@ -19,7 +22,7 @@ PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
 RUNTIME_STAMP = $(VENV)/.installed-runtime
 TEST_STAMP = $(VENV)/.installed-test
 
-.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth clean
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth bench-sockets clean
 
 install: $(TEST_STAMP)
 
@@ -52,7 +55,7 @@ run: $(RUNTIME_STAMP)
 	stop() { kill $$server $$worker 2>/dev/null; wait; exit $$1; }; \
 	trap 'stop 130' INT; trap 'stop 143' TERM; \
 	$(PY) manage.py run_worker --interval $(WORKER_INTERVAL) & worker=$$!; \
-	$(VENV)/bin/daphne --verbosity 0 -b 127.0.0.1 -p $(PORT) shanghaien.asgi:application & \
+	$(VENV)/bin/daphne --verbosity 0 $(DAPHNE_LISTEN) shanghaien.asgi:application & \
 	server=$$!; wait $$server; status=$$?; kill $$worker 2>/dev/null; wait; exit $$status
 
 test: install
@@ -112,6 +115,14 @@ bench-backlog: install
 GROWTH_ARGS ?=
 bench-growth: install
 	$(PY) bench/growth.py $(GROWTH_ARGS)
+
+# What game sockets cost one Daphne process run as the image runs it: memory per idle
+# socket, failed handshakes when every board reconnects at once, CPU per move beside idle
+# sockets, full GC pauses. Needs PostgreSQL and Redis (BENCH_PG, BENCH_REDIS, BENCH_DB);
+# a few minutes. Options in SOCKETS_ARGS, e.g. make bench-sockets SOCKETS_ARGS="--sockets 500".
+SOCKETS_ARGS ?=
+bench-sockets: install
+	$(PY) bench/sockets.py $(SOCKETS_ARGS)
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".

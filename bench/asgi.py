@@ -1,7 +1,8 @@
 """The site plus what bench/load.py needs from a server (never served in production).
 
 - ``/ws/bench/echo/``: a socket that answers every frame (the stack without the game).
-- ``GET /bench/stats``: this process's id and the SQL it has sent to PostgreSQL so far.
+- ``GET /bench/stats``: this process's id, the SQL it has sent to PostgreSQL so far, and
+  its garbage collections (how many of each generation, how long they held the process).
 
 Statements are counted where they leave for the database: every ``execute`` and
 ``executemany`` of a psycopg cursor (Django's queries, and anything that bypasses the
@@ -12,9 +13,11 @@ process and only grow; the benchmark reads them before and after a run.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import threading
+import time
 from collections import Counter
 from functools import wraps
 
@@ -102,6 +105,25 @@ def count_statements() -> None:
             setattr(cls, name, _ending(vars(cls)[name], field, asynchronous))
 
 
+# Per generation: collections, their total and longest pause (ms); and every full one's.
+_gc = {generation: {"count": 0, "total_ms": 0.0, "max_ms": 0.0} for generation in (0, 1, 2)}
+_full_pauses: list[float] = []
+_gc_started = [0.0]
+
+
+def _time_collections(phase, info) -> None:
+    if phase == "start":
+        _gc_started[0] = time.perf_counter()
+        return
+    ms = (time.perf_counter() - _gc_started[0]) * 1000
+    kept = _gc[info["generation"]]
+    kept["count"] += 1
+    kept["total_ms"] += ms
+    kept["max_ms"] = max(kept["max_ms"], ms)
+    if info["generation"] == 2:
+        _full_pauses.append(round(ms, 2))
+
+
 def stats() -> dict:
     with _lock:
         counts = dict(_counts)
@@ -112,6 +134,10 @@ def stats() -> dict:
         "commits": counts.get("commits", 0),
         "rollbacks": counts.get("rollbacks", 0),
         "by_kind": by_kind,
+        "gc": {str(g): dict(kept) for g, kept in _gc.items()},
+        "gc_full_pauses_ms": list(_full_pauses),
+        "gc_threshold": gc.get_threshold(),
+        "gc_frozen": gc.get_freeze_count(),
     }
 
 
@@ -130,6 +156,7 @@ def with_stats(http_app):
 
 
 count_statements()
+gc.callbacks.append(_time_collections)
 application.application_mapping["http"] = with_stats(application.application_mapping["http"])
 application.application_mapping["websocket"] = websocket_application(
     [path("ws/bench/echo/", EchoConsumer.as_asgi())]

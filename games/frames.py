@@ -39,9 +39,14 @@ class GameRead:
     def version(self) -> int:
         return self.seating.game.version
 
-    def frame(self, kind) -> str:
+    def frame(self, kind, keep: bool = True) -> str:
         """The ``state`` frame for seat 0, seat 1 or a watcher in the active language (the
-        socket's: the last moves are told in words), encoded once per side and language."""
+        socket's: the last moves are told in words), encoded once per side and language.
+
+        ``keep``: for the other sockets of the game that will ask for this version (a
+        change's notice reaches them all at once). A read made for one socket (it
+        connected or asked to sync) is not asked again: its frame, a few KiB, is not
+        kept for as long as the board stays idle."""
         key = (kind, get_language())
         text = self.texts.get(key)
         if text is None:
@@ -50,7 +55,8 @@ class GameRead:
             game = game_json(seating, self.reads)
             frame = {"type": "state", "version": game["version"], "game": game}
             text = orjson.dumps(frame).decode()
-            self.texts[key] = text
+            if keep:
+                self.texts[key] = text
         return text
 
 

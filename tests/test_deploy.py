@@ -1,5 +1,6 @@
 """Production settings, /healthz, and the deployment files (no Docker engine runs here)."""
 
+import json
 import os
 import posixpath
 import re
@@ -147,7 +148,11 @@ def test_two_web_services_run_daphne_on_postgres_and_redis():
     for name, web in webs.items():
         command = " ".join(web["command"])
         assert command.startswith("daphne ") and "shanghaien.asgi:application" in command, name
-        assert "-p 8000" in command and "--proxy-headers" in command, name
+        assert "-e tcp:port=8000:interface=0.0.0.0:backlog=" in command, name
+        assert "--proxy-headers" in command, name
+        # a restart's reconnecting boards wait their turn, not Daphne's default 5 s
+        timeout = web["command"][web["command"].index("--websocket_connect_timeout") + 1]
+        assert int(timeout) >= 30, name
         env = web["environment"]
         assert env["DATABASE_URL"].startswith("postgres://"), name
         assert env["REDIS_URL"].startswith("redis://"), name  # the channel layer they share
@@ -552,6 +557,9 @@ def test_the_dockerfile_builds_the_app_and_serves_it_with_daphne():
     assert re.search(r"^USER (?!root)\w+", text, re.M)
     cmd = re.search(r"^CMD (.+)$", text, re.M).group(1)
     assert '"daphne"' in cmd and '"shanghaien.asgi:application"' in cmd
+    # the same listening options as the compose file's web services
+    web = next(iter(web_services().values()))
+    assert json.loads(cmd) == web["command"]
 
 
 def test_the_dockerfile_copies_the_whole_project_not_a_list_of_directories(image_files):

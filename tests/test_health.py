@@ -229,3 +229,14 @@ def test_the_server_keeps_its_startup_objects_out_of_full_collections():
     import shanghaien.asgi  # noqa: F401 (imported for its effect)
 
     assert gc.get_freeze_count() > 10_000
+
+
+def test_the_server_collects_young_objects_after_thousands_not_hundreds():
+    """Fewer, larger young passes: with thousands of sockets open, the default thresholds
+    kept starting full passes, which pause every socket of the process."""
+    import gc
+
+    import shanghaien.asgi  # noqa: F401 (imported for its effect)
+
+    young, middle, old = gc.get_threshold()
+    assert young >= 5_000 and middle >= 10 and old >= 10

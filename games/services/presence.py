@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import operator
 from datetime import timedelta
+from functools import reduce
 
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from ..models import Seat
 
-# An open game socket renews its seat's lease every minute (consumers.HEARTBEAT_SECONDS);
+# A process renews the leases of its open game sockets every minute (consumers.Leases);
 # one not heard from for longer belonged to a server that stopped without closing it.
 SOCKET_LEASE = timedelta(minutes=3)
 
@@ -28,11 +30,15 @@ def socket_opened(game_id, user, now=None) -> None:
     )
 
 
-def socket_alive(game_id, user, now=None) -> None:
-    """An open socket renews its lease."""
-    Seat.objects.filter(game_id=game_id, user=user, open_sockets__gt=0).update(
-        socket_seen_at=now or timezone.now()
-    )
+def sockets_alive(pairs, now=None) -> None:
+    """The open sockets of a process renew their leases together: ``pairs`` are
+    (game id, user id), a few hundred to a statement."""
+    now = now or timezone.now()
+    pairs = list(pairs)
+    for start in range(0, len(pairs), 500):
+        chunk = pairs[start : start + 500]
+        seats = reduce(operator.or_, (Q(game_id=game, user_id=user) for game, user in chunk))
+        Seat.objects.filter(seats, open_sockets__gt=0).update(socket_seen_at=now)
 
 
 def socket_closed(game_id, user) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
+import weakref
 from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
+from types import SimpleNamespace
 
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.models import AnonymousUser
+from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import trans_real
@@ -124,6 +131,73 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
     async def send_rate_limited(self, message: str, wait: float, client_id=None) -> None:
         retry_after = math.ceil(wait * 10) / 10  # rounded up: never too early
         await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
+
+
+class SessionUser:
+    """The socket's user, from its session cookie, read once as it connects: what
+    Channels' ``AuthMiddlewareStack`` gives, without what that keeps for the socket's
+    whole life (three more middleware frames, each with its copy of the scope, the loaded
+    session and a lazy wrapper around the user: some KiB a socket, and 3,000 idle boards
+    hold a process's memory). The scope gets ``cookies`` and ``user``; no ``session``
+    (nothing on a socket writes to it). The read runs on the database threads, not on
+    Channels' one shared thread, where a restart's reconnecting boards queued.
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    async def __call__(self, scope, receive, send):
+        gate = handshake_gate()
+        await gate.acquire()
+        waiting = True
+
+        def done() -> None:
+            nonlocal waiting
+            if waiting:
+                waiting = False
+                gate.release()
+
+        async def sending(message):
+            if message["type"] in ("websocket.accept", "websocket.close"):
+                done()  # the handshake is over: the next one may start
+            await send(message)
+
+        try:
+            cookies = {}
+            for name, value in scope.get("headers") or ():
+                if name == b"cookie":
+                    cookies = parse_cookie(value.decode("latin-1"))
+                    break
+            key = cookies.get(settings.SESSION_COOKIE_NAME)
+            user = await database_sync_to_async(session_user)(key)
+            return await self.inner(dict(scope, cookies=cookies, user=user), receive, sending)
+        finally:
+            done()
+
+
+_gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def handshake_gate() -> asyncio.Semaphore:
+    """How many handshakes of this process's event loop run at once: two for each
+    database thread. A restart brings every board back at once; were all their
+    handshakes to advance together, each a step at a time through the database threads,
+    every one would finish only when all the work was done, after Daphne's handshake
+    timeout. In turn, the first come are served first and the rest wait in line."""
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(2 * settings.DATABASE_THREADS)
+    return gate
+
+
+def session_user(session_key: str | None):
+    """The user signed in with this session (AnonymousUser if none), checked as a
+    request's is (``django.contrib.auth.get_user``: the session's hash, the backend)."""
+    if not session_key:
+        return AnonymousUser()
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    return auth.get_user(SimpleNamespace(session=store))
 
 
 def socket_language(scope) -> str:

@@ -1,31 +1,34 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
 // for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
+import { Backoff, STABLE_MS } from "./backoff.js";
 import { keepCurrent } from "./push.js";
 import { fillSeeds } from "./seeds.js";
 import { t } from "./words.js";
-
-const RETRY_MAX_MS = 30000;
 
 function socketUrl(path) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}${path}`;
 }
 
-// Keeps a socket open, reconnecting with exponential backoff and a little jitter.
+// Keeps a socket open, reconnecting after a random wait under a bound that doubles with
+// each failed attempt (backoff.js). The bound starts afresh only once a connection has
+// stayed open a while: a server that accepts and drops at once is not hammered. Whoever
+// uses the socket resynchronises on "open" (the game socket sends its state first).
 export function keepOpen(path, onMessage, onStatus = () => {}) {
-  let delay = 500;
+  const backoff = new Backoff();
+  let stable = null;
   const open = () => {
     const ws = new WebSocket(socketUrl(path));
     ws.addEventListener("open", () => {
-      delay = 500;
+      stable = setTimeout(() => backoff.reset(), STABLE_MS);
       onStatus("open", ws);
     });
     ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data), ws));
     ws.addEventListener("close", (event) => {
+      clearTimeout(stable);
       onStatus("closed", ws);
       if (event.code === 4401 || event.code === 4404) return; // will never succeed
-      setTimeout(open, delay + Math.random() * 250);
-      delay = Math.min(delay * 2, RETRY_MAX_MS);
+      setTimeout(open, backoff.next());
     });
   };
   open();

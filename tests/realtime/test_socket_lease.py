@@ -21,8 +21,19 @@ def test_a_socket_never_closed_stops_counting_once_its_lease_lapses(game, player
     presence.socket_opened(game.pk, anna, now=start)  # and then its server dies
     assert presence.has_game_open(game, anna, now=start + timedelta(minutes=2))
     assert not presence.has_game_open(game, anna, now=start + presence.SOCKET_LEASE * 2)
-    presence.socket_alive(game.pk, anna, now=start + timedelta(minutes=5))
+    presence.sockets_alive([(game.pk, anna.pk)], now=start + timedelta(minutes=5))
     assert presence.has_game_open(game, anna, now=start + timedelta(minutes=6))
+
+
+def test_a_process_renews_the_leases_it_names_and_no_others(game, players):
+    anna, bernd = players["anna"], players["bernd"]
+    start = timezone.now()
+    presence.socket_opened(game.pk, anna, now=start)
+    presence.socket_opened(game.pk, bernd, now=start)
+    later = start + timedelta(minutes=5)
+    presence.sockets_alive([(game.pk, anna.pk), (game.pk + 1000, bernd.pk)], now=later)
+    assert presence.has_game_open(game, anna, now=later)
+    assert not presence.has_game_open(game, bernd, now=later)  # another process's socket
 
 
 def test_opening_after_a_lapsed_lease_starts_the_count_again(game, players):
@@ -46,7 +57,7 @@ def test_a_socket_closed_on_time_counts_down_at_once(game, players):
     assert presence.has_game_open(game, anna)
     presence.socket_closed(game.pk, anna)
     assert not presence.has_game_open(game, anna)
-    presence.socket_alive(game.pk, anna)  # a late beat of a closed socket opens nothing
+    presence.sockets_alive([(game.pk, anna.pk)])  # a late beat of a closed socket opens nothing
     assert not presence.has_game_open(game, anna)
 
 
