@@ -7,24 +7,9 @@ builds; other databases build it as usual.
 """
 
 import django.db.models.functions.text
-from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
-
-class AddIndexConcurrentlyOnPostgreSQL(AddIndexConcurrently):
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_forwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_forwards(
-            self, app_label, schema_editor, from_state, to_state
-        )
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            return super().database_backwards(app_label, schema_editor, from_state, to_state)
-        return migrations.AddIndex.database_backwards(
-            self, app_label, schema_editor, from_state, to_state
-        )
+from shanghaien.lib.migration_operations import AddIndexConcurrentlyOnPostgreSQL
 
 
 class Migration(migrations.Migration):
