@@ -1,5 +1,8 @@
 """The deadline job's stored "next due" time of each game, and the analysis queue.
 
+The columns and their indexes only, in one short transaction; the backfills follow in
+games 0013, each statement on its own, so that no table stays locked while they run.
+
 ``Game.due_at``: when the deadline job must next look at an active game (its reminder
 moment, then its deadline), read on the partial index ``game_due_idx``. The backfill
 sets it for the active games with a clock and a person to move (a few thousand at most,
@@ -13,53 +16,7 @@ that has no analysis yet, as the worker did before (newest first, all of them, i
 INSERT … SELECT), and copies the game's end onto the existing rows (one UPDATE).
 """
 
-from datetime import timedelta
-
 from django.db import migrations, models
-from django.utils import timezone
-
-BATCH = 1000
-
-
-def due_times(apps, schema_editor):
-    Game = apps.get_model("games", "Game")
-    now = timezone.now()
-    games = (
-        Game.objects.using(schema_editor.connection.alias)
-        .filter(status="active", deadline__isnull=False, to_move__isnull=False)
-        .exclude(to_move__bot_level__gt="")  # a computer opponent never times out
-        .only("pk", "deadline", "days_per_move")
-    )
-    batch = []
-    for game in games.iterator(chunk_size=BATCH):
-        remind = game.deadline - timedelta(days=game.days_per_move) / 5
-        game.due_at = remind if now < remind else game.deadline
-        batch.append(game)
-        if len(batch) >= BATCH:
-            Game.objects.bulk_update(batch, ["due_at"])
-            batch = []
-    Game.objects.bulk_update(batch, ["due_at"])
-
-
-QUEUE_FINISHED_GAMES = """
-INSERT INTO games_gameanalysis
-    (game_id, status, done, total, decisions, attempts, error, seconds, created_at, finished_at)
-SELECT g.id, 'pending', 0, 0, '[]', 0, '', 0.0, CURRENT_TIMESTAMP,
-       COALESCE(g.finished_at, g.last_move_at, g.created_at)
-FROM games_game g
-WHERE g.status = 'finished'
-  AND NOT EXISTS (SELECT 1 FROM games_gameanalysis a WHERE a.game_id = g.id)
-"""
-
-COPY_FINISH = """
-UPDATE games_gameanalysis
-SET finished_at = (
-    SELECT COALESCE(g.finished_at, g.last_move_at, g.created_at)
-    FROM games_game g
-    WHERE g.id = games_gameanalysis.game_id
-)
-WHERE finished_at IS NULL
-"""
 
 
 class Migration(migrations.Migration):
@@ -95,8 +52,4 @@ class Migration(migrations.Migration):
                 name="analysis_queue_idx",
             ),
         ),
-        # The data last: PostgreSQL builds no index on a table with pending FK checks.
-        migrations.RunPython(due_times, migrations.RunPython.noop, elidable=True),
-        migrations.RunSQL(COPY_FINISH, migrations.RunSQL.noop, elidable=True),
-        migrations.RunSQL(QUEUE_FINISHED_GAMES, migrations.RunSQL.noop, elidable=True),
     ]

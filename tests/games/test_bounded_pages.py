@@ -223,7 +223,7 @@ def test_the_migration_fills_seats_and_records_as_the_write_path_keeps_them(
     ended = set(Seat.objects.values_list("pk", "ended_at"))
     PlayerRecord.objects.all().delete()
     Seat.objects.update(ended_at=None)
-    migration = importlib.import_module("games.migrations.0012_seat_ended_and_records")
+    migration = importlib.import_module("games.migrations.0013_fill_due_times_queue_seats_and_records")
     with connection.cursor() as cursor:
         cursor.execute(migration.FILL_ENDED)
         cursor.execute(migration.FILL_RECORDS)
@@ -259,7 +259,7 @@ def test_the_profile_chart_is_drawn_from_the_series_each_rated_game_extends(
     history = [changes[0].rating_before] + [c.rating_after for c in changes]
     series = PlayerRating.objects.get(user=players["anna"]).series
     assert series_ratings(series) == [round(r, 1) for r in history]
-    migration = importlib.import_module("ratings.migrations.0003_player_rating_series")
+    migration = importlib.import_module("ratings.migrations.0004_fill_rating_series")
     PlayerRating.objects.update(series=None)
     from django.apps import apps
 
