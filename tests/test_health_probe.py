@@ -97,10 +97,14 @@ def production_daphne(tmp_path_factory):
     assert env["DJANGO_BEHIND_PROXY"] == "1" and env["DJANGO_ALLOWED_HOSTS"]
     command = compose_web()["command"]
     port = free_port()
-    bind, listen = command.index("-b"), command.index("-p")
-    assert command[bind + 1] == "0.0.0.0" and command[listen + 1] == "8000"
+    endpoint = command.index("-e") + 1  # Twisted's endpoint: the port, address, backlog
+    assert "port=8000:" in command[endpoint] and ":interface=0.0.0.0:" in command[endpoint]
     command = [*command]
-    command[bind + 1], command[listen + 1] = "127.0.0.1", str(port)
+    command[endpoint] = (
+        command[endpoint]
+        .replace("port=8000:", f"port={port}:")
+        .replace(":interface=0.0.0.0:", ":interface=127.0.0.1:")
+    )
     command[0] = shutil.which(command[0], path=env["PATH"])
     log = workdir / "daphne.log"
     with log.open("wb") as sink:

@@ -244,12 +244,13 @@ def test_under_json_logging_every_line_is_a_json_object(workers, tmp_path):
     records = [json.loads(line) for line in lines]  # fails on any line that is not JSON
     jobs = {r["job"]: r for r in records if "job" in r}
     assert sorted(jobs) == sorted(
-        ["deadlines", "digests", "notifications", "pushes", "bots", "analysis"]
+        ["catch_up", "deadlines", "digests", "notifications", "pushes", "bots", "analysis"]
     )
     assert all(r["name"] == "games.worker" for r in jobs.values())
     assert all(isinstance(r["duration_ms"], int) and r["duration_ms"] >= 0 for r in jobs.values())
     assert jobs["deadlines"]["result"] == {"timeouts": 0, "reminders": 0}
     assert jobs["notifications"]["result"] == 0
+    assert jobs["catch_up"]["result"] == {"ended": 0, "scheduled": 0}
     assert len(records) == len(jobs)  # --once: the job lines, and nothing else
 
 
@@ -261,9 +262,10 @@ def test_under_json_logging_the_start_and_stop_lines_are_json_too(workers, tmp_p
     records = [json.loads(line) for line in worker.said().splitlines()]
     assert [r["message"].split()[0] for r in records] == [
         "worker",
+        "catch_up:",
         "digests:",
         "stopping",
         "stopped",
     ]
     assert records[0]["worker"] == "w1" and records[0]["jobs"] == ["digests"]
-    assert records[2]["signal"] == records[3]["signal"] == "SIGTERM"
+    assert records[3]["signal"] == records[4]["signal"] == "SIGTERM"
