@@ -12,10 +12,11 @@ def waiting_count(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
+    # Read once a page: the title asks for it twice.
     return {
-        "waiting_count": lambda: Game.objects.filter(
-            status=Game.Status.ACTIVE, to_move=user
-        ).count()
+        "waiting_count": cache(
+            lambda: Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).count()
+        )
     }
 
 

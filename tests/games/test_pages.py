@@ -1,7 +1,9 @@
 import json
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from games.models import Game, Invitation
 from games.services import commands, invitations
@@ -96,7 +98,11 @@ def test_finished_games_are_listed(game, players, clients):
 
 def test_the_page_title_counts_the_games_waiting_for_you(game, clients):
     name, client, other = on_turn(game, clients)
-    assert "<title>(1) Your turn · Lobby — Shanghaien</title>" in client.get("/").content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        lobby = client.get("/").content.decode()
+    assert "<title>(1) Your turn · Lobby — Shanghaien</title>" in lobby
+    counts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT COUNT")]
+    assert len(counts) == 1  # the title reads the count twice, the page asks once
     assert "<title>Lobby — Shanghaien</title>" in clients[other].get("/").content.decode()
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f'data-game-id="{game.pk}"' in page and 'src="/static/js/live.js"' in page
