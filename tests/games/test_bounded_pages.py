@@ -223,7 +223,9 @@ def test_the_migration_fills_seats_and_records_as_the_write_path_keeps_them(
     ended = set(Seat.objects.values_list("pk", "ended_at"))
     PlayerRecord.objects.all().delete()
     Seat.objects.update(ended_at=None)
-    migration = importlib.import_module("games.migrations.0013_fill_due_times_queue_seats_and_records")
+    migration = importlib.import_module(
+        "games.migrations.0013_fill_due_times_queue_seats_and_records"
+    )
     with connection.cursor() as cursor:
         cursor.execute(migration.FILL_ENDED)
         cursor.execute(migration.FILL_RECORDS)
