@@ -149,7 +149,7 @@ class Seat(models.Model):
 
 class PlayerRecord(models.Model):
     """A player's finished games (with a result: aborted and annulled ones do not count),
-    counted when each ends (``games.services.records``), so that a profile reads one row."""
+    counted when each ends (``games.services.player_records``), so that a profile reads one row."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,

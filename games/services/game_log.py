@@ -15,7 +15,7 @@ from shanghaien.lib.prepared import insert_rows, update_row
 from .. import clock, rules
 from ..models import Command, Event, Game
 from ..rules import fairness
-from . import records
+from . import player_records
 
 # A game from before provably fair dice (no seed) draws from the operating system's
 # randomness; every other game from its seeds (rules/fairness.py).
@@ -105,7 +105,7 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.finished_at = now
         game.deadline = None
         if arrived:
-            records.game_ended(game, players)
+            player_records.game_ended(game, players)
     if game.to_move_id != previous or result is not None:
         # The mover's holidays are not read on a move: they can only put the deadline
         # later, so this is never late, and the job folds them in when it wakes (once a

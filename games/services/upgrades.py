@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from ..clock import effective_deadline, next_due
 from ..models import Game, Seat
-from . import analysis, records
+from . import analysis, player_records
 
 
 def catch_up(now=None) -> dict:
@@ -45,7 +45,7 @@ def _ended_games() -> int:
                 continue  # another worker mended it first
             game.finished_at = game.finished_at or game.last_move_at or game.created_at
             seats = Seat.objects.filter(game=game).select_related("user").order_by("seat")
-            records.game_ended(game, [seat.user for seat in seats])
+            player_records.game_ended(game, [seat.user for seat in seats])
             analysis.queue(game)  # a finished one's: aborted and annulled games have none
             mended += 1
     return mended
