@@ -54,17 +54,18 @@ def start_games(count: int) -> list[int]:
     """``count`` games between the two bots, started by the services (the invitation as
     a row: a bot sends none of its own, and a person's rate limits would stop a series)."""
     from django.contrib.auth import get_user_model
+    from django.db import transaction
 
     from games.models import Invitation
-    from games.services import invitations
+    from games.services import commitments, invitations
 
     users = get_user_model().objects
     inviter, invited = users.get(bot_level=FIRST), users.get(bot_level=SECOND)
     games = []
     for _ in range(count):
-        invitation = Invitation.objects.create(
-            from_user=inviter, to_user=invited, **invitations.fair_fields("")
-        )
+        with transaction.atomic():
+            fair = commitments.take(inviter, "", None)
+            invitation = Invitation.objects.create(from_user=inviter, to_user=invited, **fair)
         games.append(invitations.do_accept_invitation(invitation.pk, invited).pk)
     return games
 

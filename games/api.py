@@ -13,8 +13,9 @@ from shanghaien.lib.errors import BadRequest
 
 from . import history, queries
 from .access import access_game
+from .rules import fairness
 from .serializers import chat_json, game_json, game_summary, invitation_json, recent_chat
-from .services import chat, commands, endings
+from .services import chat, commands, commitments, endings
 from .services import invitations as invites
 
 
@@ -22,7 +23,8 @@ from .services import invitations as invites
 def invitations(request):
     if request.method == "POST":
         data = request.data
-        only_fields(data, {"to", "extra_wild", "days_per_move", "message", "rated", "client_seed"})
+        allowed = {"to", "extra_wild", "days_per_move", "message", "rated"}
+        only_fields(data, allowed | {"client_seed", "commitment"})
         invitation = invites.do_invite(
             request.user,
             to=field(data, "to"),
@@ -31,17 +33,37 @@ def invitations(request):
             message=field(data, "message", ""),
             rated=field(data, "rated", True),
             client_seed=field(data, "client_seed", ""),
+            commitment=field(data, "commitment"),
         )
         return JsonResponse(invitation_json(invitation), status=201)
     lists = queries.invitations_for(request.user)
-    return JsonResponse({k: [invitation_json(i) for i in v] for k, v in lists.items()})
+    body = {k: [invitation_json(i) for i in v] for k, v in lists.items()}
+    return JsonResponse({**body, "commitment": commitments.shown(request.user).commitment})
+
+
+@json_api("GET")
+def commitment(request):
+    """The server's commitment for the player's next invitation or rematch: send it back
+    with your seed (``docs/fairness.md``)."""
+    pending = commitments.shown(request.user)
+    return JsonResponse(
+        {
+            "commitment": pending.commitment,
+            "scheme": fairness.SCHEME,
+            "made_at": pending.made_at.isoformat(),
+        }
+    )
+
+
+def _seeds(data) -> dict:
+    """The player's seed and the commitment it answers, from a body that has no others."""
+    only_fields(data, {"client_seed", "commitment"})
+    return {"client_seed": field(data, "client_seed", ""), "commitment": field(data, "commitment")}
 
 
 @json_api("POST")
 def invitation_accept(request, pk):
-    only_fields(request.data, {"client_seed"})
-    seed = field(request.data, "client_seed", "")
-    game = invites.do_accept_invitation(pk, request.user, client_seed=seed)
+    game = invites.do_accept_invitation(pk, request.user, **_seeds(request.data))
     return JsonResponse({"game": game.pk}, status=201)
 
 
@@ -108,9 +130,8 @@ def game_extend(request, pk):
 
 @json_api("POST")
 def game_rematch(request, pk):
-    only_fields(request.data, {"client_seed"})
-    seed = field(request.data, "client_seed", "")
-    return JsonResponse(invitation_json(invites.do_rematch(pk, request.user, seed)), status=201)
+    invitation = invites.do_rematch(pk, request.user, **_seeds(request.data))
+    return JsonResponse(invitation_json(invitation), status=201)
 
 
 @gzip_page

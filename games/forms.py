@@ -20,6 +20,12 @@ def client_seed_field():
     )
 
 
+def commitment_field():
+    """The server's commitment the player was shown with the form: their seed answers it
+    (games/services/commitments.py); filled in by the view."""
+    return forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
 class InvitationForm(forms.Form):
     to = forms.CharField(
         label=_("Invite"),
@@ -39,7 +45,7 @@ class InvitationForm(forms.Form):
         initial=True,
         help_text=_("The result changes both players' ratings; untick for a casual game."),
     )
-    client_seed = client_seed_field()
+    commitment = commitment_field()
 
 
 class ComputerGameForm(forms.Form):
@@ -57,3 +63,4 @@ class ComputerGameForm(forms.Form):
     )
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
     client_seed = client_seed_field()
+    commitment = commitment_field()

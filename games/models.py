@@ -16,6 +16,7 @@ from django.utils.translation import ngettext, pgettext_lazy
 from shanghaien.lib.db import AppendOnlyModel
 
 from . import rules
+from .rules import fairness
 
 
 def _days(n: int) -> str:
@@ -77,6 +78,9 @@ class Game(models.Model):
     fair_commitment = models.CharField(max_length=64, blank=True, default="", db_default="")
     client_seeds = models.JSONField(default=list, blank=True)
     fair_position = models.PositiveIntegerField(default=0, db_default=0)
+    fair_scheme = models.CharField(
+        max_length=20, blank=True, default=fairness.SCHEME, db_default=fairness.SCHEME_V1
+    )
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
@@ -232,6 +236,9 @@ class Invitation(models.Model):
     # with the invitation) and the inviter's seed: games/rules/fairness.py.
     fair_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     fair_commitment = models.CharField(max_length=64, blank=True, default="", db_default="")
+    fair_scheme = models.CharField(
+        max_length=20, blank=True, default=fairness.SCHEME, db_default=fairness.SCHEME_V1
+    )
     client_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     game = models.OneToOneField(
@@ -250,6 +257,29 @@ class Invitation(models.Model):
     def __str__(self):
         to = self.to_user or "anyone"
         return f"{self.from_user} invites {to} ({self.status})"
+
+
+class PendingSeed(models.Model):
+    """A player's next server seed, made before the player sends a seed of their own.
+
+    Its commitment is shown to the player (the lobby, the invitation forms, the board's
+    rematch button, ``GET /api/commitment/``); the next invitation or rematch the player
+    sends takes the seed, and a new one is made in its place. So the server's seed of
+    every game is fixed before the seed it is mixed with arrives (docs/fairness.md).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="pending_seed",
+    )
+    seed = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    made_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.user}: {self.commitment[:12]}"
 
 
 class Notification(models.Model):

@@ -15,7 +15,6 @@ from . import rules
 from .access import Seating, seating
 from .clock import effective_deadline
 from .models import Command, Event, Game, Invitation
-from .rules import fairness
 from .words import describe_events, outcome_sentence, round_start_line, shared_out
 
 RECENT_COMMANDS = 6
@@ -262,7 +261,7 @@ def fairness_json(game: Game) -> dict | None:
     if not game.fair_seed:
         return None
     data = {
-        "scheme": fairness.SCHEME,
+        "scheme": game.fair_scheme,
         "commitment": game.fair_commitment,
         "client_seeds": list(game.client_seeds),
     }
@@ -322,6 +321,7 @@ def rematch_json(seating: Seating, offer: Invitation | None) -> dict | None:
         "by": "me" if offer.from_user_id == seating.me.pk else "opponent",
         "status": offer.status,
         "game": offer.game_id,
+        "commitment": offer.fair_commitment or None,  # what accepting answers
     }
 
 

@@ -21,6 +21,7 @@ urlpatterns = [
         name="answer_invitation",
     ),
     path("api/invitations/", api.invitations, name="api_invitations"),
+    path("api/commitment/", api.commitment, name="api_commitment"),
     path("api/invitations/<str:pk>/accept/", api.invitation_accept),
     path("api/invitations/<str:pk>/decline/", api.invitation_decline),
     path("api/invitations/<str:pk>/cancel/", api.invitation_cancel),

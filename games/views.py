@@ -25,8 +25,8 @@ from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
 from .models import Game
 from .rules.bots import GIVING_UP
-from .serializers import game_json, game_summary
-from .services import commands, invitations
+from .serializers import fairness_json, game_json, game_summary
+from .services import commands, commitments, invitations
 from .words import card_label, describe_command, nation_name
 
 
@@ -34,13 +34,16 @@ def home(request):
     if not request.user.is_authenticated:
         return render(request, "games/home.html")
     games = [game_summary(g, request.user) for g in queries.games_for(request.user)]
+    # the server's seed for the player's next game, fixed before their seed is sent
+    commitment = commitments.shown(request.user).commitment
     context = {
         "games": games,
         # with nothing under way: a newcomer is welcomed, a player is sent to their past games
         "has_ended_games": not games and queries.has_ended_games(request.user),
         "invitations": queries.invitations_for(request.user),
-        "form": InvitationForm(),
-        "computer_form": ComputerGameForm(),
+        "form": InvitationForm(initial={"commitment": commitment}),
+        "computer_form": ComputerGameForm(initial={"commitment": commitment}),
+        "commitment": commitment,
         "email_banner": email_banner(request.user),
     }
     response = render(request, "games/lobby.html", context)
@@ -81,7 +84,14 @@ def invite(request):
             to=form.cleaned_data["to"] or None,
             **{
                 k: form.cleaned_data[k]
-                for k in ("extra_wild", "days_per_move", "message", "rated", "client_seed")
+                for k in (
+                    "extra_wild",
+                    "days_per_move",
+                    "message",
+                    "rated",
+                    "client_seed",
+                    "commitment",
+                )
             },
         )
     except RateLimited as error:
@@ -110,6 +120,7 @@ def play_computer(request):
             to=bot.username,
             extra_wild=form.cleaned_data["extra_wild"],
             client_seed=form.cleaned_data["client_seed"],
+            commitment=form.cleaned_data["commitment"],
         )
     except RateLimited as error:
         return rate_limited_page(request, error, reverse("home"))
@@ -131,7 +142,8 @@ def answer_invitation(request, pk, answer):
         raise Http404("No such answer.")
     try:
         if answer == "accept":  # with the player's seed for the dice (docs/fairness.md)
-            result = actions[answer](pk, request.user, request.POST.get("client_seed", ""))
+            seed, commitment = (request.POST.get(k, "") for k in ("client_seed", "commitment"))
+            result = actions[answer](pk, request.user, seed, commitment)
         else:
             result = actions[answer](pk, request.user)
     except ServiceError as error:
@@ -162,6 +174,12 @@ def game(request, pk):
         "game": data,
         "view": view,
         "blocked": not seating.watching and blocks(request.user, seating.opponent),
+        # a rematch from the player takes their next server seed: its commitment is shown
+        "next_commitment": (
+            commitments.shown(request.user).commitment
+            if not seating.watching and seating.game.status != Game.Status.ACTIVE
+            else ""
+        ),
         "without_play": ended_without_play(view),
         "choices": [c for c in choices if c["kind"] not in GIVING_UP],
         "endings": endings,
@@ -218,6 +236,7 @@ def replay(request, pk):
         "bots": {side: levels[name] for side, name in data["players"].items()},
         "analysis": analysis.replay_analysis(found, _seat_of(data), seating.names),
         "verified_fair": history.verified_fair(seating),
+        "fairness": fairness_json(found) if found.status != Game.Status.ACTIVE else None,
         "analysis_source": reverse("replay_analysis", args=[found.pk]) + query,
     }
     return render(request, "games/replay.html", context)

@@ -219,6 +219,10 @@ def words_json() -> dict:
             "go_to_rematch": _("Go to the rematch"),
             "rematch_offered": _js(_("Rematch offered: waiting for %(name)s.")),
             "accept_rematch": _("Accept the rematch"),
+            "commitment": _("Server's commitment:"),
+            "copy": _("Copy"),
+            "copied": _("Copied"),
+            "copy_commitment": _("Copy the whole commitment"),
             "block": _js(_("Block %(name)s")),
             "unblock": _js(_("Unblock %(name)s")),
             "block_question": _js(

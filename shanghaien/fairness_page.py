@@ -45,7 +45,9 @@ def verifier_source() -> str:
 def example() -> dict:
     """The first test vector, computed by the rules' own stream."""
     key = EXAMPLE_SERVER_SEED
-    deck, first_player, dice = fairness.derive(key, EXAMPLE_CLIENT_SEEDS, list(DECK), EXAMPLE_COUNT)
+    deck, first_player, dice = fairness.derive(
+        key, EXAMPLE_CLIENT_SEEDS, list(DECK), EXAMPLE_COUNT, scheme=fairness.SCHEME
+    )
     return {
         "server_seed": key.hex(),
         "client_seeds": list(EXAMPLE_CLIENT_SEEDS),

@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 
-SCHEME = "hmac-sha256-v1"
+SCHEME_V1 = "hmac-sha256-v1"
+SCHEME_V2 = "hmac-sha256-v2"
+SCHEME = SCHEME_V2
+SCHEMES = (SCHEME_V1, SCHEME_V2)
 SEED_BYTES = 32
 CLIENT_SEED_MAX = 64
 _PRINTABLE = re.compile(r"[\x20-\x7e]*")  # printable ASCII, the space included
@@ -49,9 +53,12 @@ class Stream:
     of 4-byte integers taken so far). It is an ``Rng`` for ``engine.new_game`` and
     ``engine.decide``: ``shuffle`` and ``randint`` follow the scheme above."""
 
-    def __init__(self, server_seed: bytes, client_seeds: tuple[str, str] | list[str], position=0):
+    def __init__(self, server_seed: bytes, client_seeds, position=0, *, scheme: str):
+        if scheme not in SCHEMES:
+            raise ValueError(f"unknown scheme {scheme!r}")
         self._key = bytes(server_seed)
-        self._prefix = f"{client_seeds[0]}:{client_seeds[1]}:".encode()
+        self._seeds = (client_seeds[0], client_seeds[1])
+        self._scheme = scheme
         self.position = position
         self._block_index = -1
         self._block = b""
@@ -59,7 +66,10 @@ class Stream:
     def _word(self) -> int:
         block, word = divmod(self.position, _WORDS_PER_BLOCK)
         if block != self._block_index:
-            message = self._prefix + str(block).encode()
+            if self._scheme == SCHEME_V1:
+                message = f"{self._seeds[0]}:{self._seeds[1]}:{block}".encode()
+            else:
+                message = json.dumps([*self._seeds, block], separators=(",", ":")).encode()
             self._block = hmac.new(self._key, message, hashlib.sha256).digest()
             self._block_index = block
         self.position += 1
@@ -85,10 +95,10 @@ class Stream:
             cards[i], cards[j] = cards[j], cards[i]
 
 
-def derive(server_seed: bytes, client_seeds, deck: list[str], dice: int):
+def derive(server_seed: bytes, client_seeds, deck: list[str], dice: int, *, scheme: str):
     """(deck order, first player, the first ``dice`` dice) the seeds give, from the
     deck's cards in any order."""
-    stream = Stream(server_seed, client_seeds)
+    stream = Stream(server_seed, client_seeds, scheme=scheme)
     order = list(deck)
     stream.shuffle(order)
     first = stream.draw(2)

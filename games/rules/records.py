@@ -143,7 +143,7 @@ def _fairness(fair: Any, entries: list) -> tuple[int, str] | None:
     index -1 for the seeds themselves; None when it does not, or nothing is revealed."""
     if fair is None:
         return None
-    if not isinstance(fair, dict) or fair.get("scheme") != fairness.SCHEME:
+    if not isinstance(fair, dict) or fair.get("scheme") not in fairness.SCHEMES:
         return -1, f"the fairness object is not of the scheme {fairness.SCHEME}"
     seed, seeds = fair.get("server_seed"), fair.get("client_seeds")
     if seed is None:
@@ -156,7 +156,7 @@ def _fairness(fair: Any, entries: list) -> tuple[int, str] | None:
         return -1, "client_seeds is not a list of two strings"
     if fairness.commitment(key) != fair.get("commitment"):
         return -1, "the commitment does not match the server seed"
-    stream = fairness.Stream(key, seeds)
+    stream = fairness.Stream(key, seeds, scheme=fair["scheme"])
     for index, entry in enumerate(entries):
         event = entry["event"]
         if event["type"] == "game_started":

@@ -22,16 +22,12 @@ from . import player_records
 rng = secrets.SystemRandom()
 
 
-def new_server_seed() -> str:
-    """A secret seed for the next game, 32 bytes from the operating system, in hex."""
-    return secrets.token_bytes(fairness.SEED_BYTES).hex()
-
-
 def stream_of(game: Game):
     """The game's rng, where its next draw is: its seeds' stream, or the system's."""
     if not game.fair_seed:
         return rng
-    return fairness.Stream(bytes.fromhex(game.fair_seed), game.client_seeds, game.fair_position)
+    key, seeds = bytes.fromhex(game.fair_seed), game.client_seeds
+    return fairness.Stream(key, seeds, game.fair_position, scheme=game.fair_scheme)
 
 
 def keep_position(game: Game, stream) -> None:
@@ -54,7 +50,8 @@ EVENT_FIELDS = ("game", "seq", "kind", "payload", "seat")
 GAME_FIELDS = tuple(
     f.name
     for f in Game._meta.concrete_fields
-    if f.name not in ("id", "created_at", "fair_seed", "fair_commitment", "client_seeds")
+    if f.name
+    not in ("id", "created_at", "fair_seed", "fair_commitment", "fair_scheme", "client_seeds")
 )
 
 

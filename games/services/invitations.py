@@ -18,7 +18,7 @@ from .. import broadcast, rules
 from ..access import access_game
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
 from ..rules import fairness
-from . import game_log, notify
+from . import commitments, game_log, notify
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -37,16 +37,6 @@ def check_client_seed(seed) -> str:
         message = _("'client_seed' is at most %(n)d printable ASCII characters.")
         raise BadRequest("bad_client_seed", message % {"n": fairness.CLIENT_SEED_MAX})
     return seed
-
-
-def fair_fields(client_seed: str) -> dict:
-    """A new invitation's seeds: the server's, secret, and its published SHA-256."""
-    seed = game_log.new_server_seed()
-    return {
-        "fair_seed": seed,
-        "fair_commitment": fairness.commitment(bytes.fromhex(seed)),
-        "client_seed": client_seed,
-    }
 
 
 def check_invitation(
@@ -96,16 +86,28 @@ def check_invitation(
 
 
 def do_invite(
-    user, to=None, extra_wild=False, days_per_move=3, message="", rated=True, client_seed=""
+    user,
+    to=None,
+    extra_wild=False,
+    days_per_move=3,
+    message="",
+    rated=True,
+    client_seed="",
+    commitment=None,
 ) -> Invitation:
+    """Invite a player, anyone (``to`` None) or a computer opponent (it accepts at once).
+
+    ``client_seed`` with the ``commitment`` it answers: the player's pending server seed
+    (``commitments``), which the invitation takes."""
     fields = check_invitation(user, to, extra_wild, days_per_move, message, rated, client_seed)
+    commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
         _check_sender(user)
         INVITATIONS_PER_HOUR.hit(user.pk)
         if fields["to_user"] is not None:
             INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
-        seed = fields.pop("client_seed")
-        invitation = Invitation.objects.create(from_user=user, **fields, **fair_fields(seed))
+        fair = commitments.take(user, fields.pop("client_seed"), commitment)
+        invitation = Invitation.objects.create(from_user=user, **fields, **fair)
         if invitation.to_user is not None and invitation.to_user.is_bot:
             # A computer opponent says yes at once; the worker plays its moves.
             do_accept_invitation(invitation.pk, invitation.to_user)
@@ -147,12 +149,15 @@ def _open_invitation(invitation_id) -> Invitation:
     return invitation
 
 
-def do_accept_invitation(invitation_id, user, client_seed="") -> Game:
+def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -> Game:
     """Accept: the game starts, its deck and first player drawn from the invitation's
-    seed and both players' (``docs/fairness.md``)."""
+    seed and both players' (``docs/fairness.md``). ``commitment``: the invitation's, as
+    shown to the player; required with a seed."""
     check_client_seed(client_seed)
+    commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
         invitation = _open_invitation(invitation_id)
+        commitments.check_answer(client_seed, commitment, expected=invitation.fair_commitment)
         if invitation.from_user_id == user.pk:
             raise Forbidden("own_invitation", _("You cannot accept your own invitation."))
         if invitation.to_user_id not in (None, user.pk):
@@ -166,6 +171,7 @@ def do_accept_invitation(invitation_id, user, client_seed="") -> Game:
             rated=invitation.rated,
             fair_seed=invitation.fair_seed,
             fair_commitment=invitation.fair_commitment,
+            fair_scheme=invitation.fair_scheme,
             client_seeds=seeds if invitation.fair_seed else [],
         )
         stream = game_log.stream_of(game)
@@ -235,7 +241,7 @@ def do_cancel_invitation(invitation_id, user) -> Invitation:
     )
 
 
-def do_rematch(game_id, user, client_seed="") -> Invitation:
+def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
     """Offer the opponent a new game with the same options (accepted with one click)."""
     with transaction.atomic():
         seating = access_game(user, game_id, lock=True, must_play=True)
@@ -245,6 +251,7 @@ def do_rematch(game_id, user, client_seed="") -> Invitation:
         if game.rematches.filter(status=Invitation.Status.OPEN).exists():
             raise Conflict("rematch_offered", _("A rematch is already on offer."))
         check_client_seed(client_seed)
+        commitments.check_answer(client_seed, commitment)
         opponent = seating.opponent
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
@@ -257,7 +264,7 @@ def do_rematch(game_id, user, client_seed="") -> Invitation:
             rated=game.rated,
             message=str(_("Rematch?")),
             rematch_of=game,
-            **fair_fields(client_seed),
+            **commitments.take(user, client_seed, commitment),
         )
         if opponent.is_bot:  # a computer opponent says yes at once, as to an invitation
             do_accept_invitation(invitation.pk, opponent)

@@ -527,15 +527,26 @@ export function extrasHtml(game, ui = {}) {
     const offer = game.rematch;
     if (!offer || offer.status === "declined" || offer.status === "cancelled") {
       parts.push(`<button type="button" data-rematch>${esc(t("extras.offer_rematch"))}</button>`);
+      if (ui.commitment) parts.push(commitmentHtml(ui.commitment));
     } else if (offer.status === "accepted" && offer.game) {
       parts.push(`<a class="button" href="/games/${offer.game}/">${esc(t("extras.go_to_rematch"))}</a>`);
     } else if (offer.by === "me") {
       parts.push(`<span>${html("extras.rematch_offered", { name: raw(nameHtml(name)) })}</span>`);
     } else {
       parts.push(`<button type="button" data-accept-rematch="${offer.invitation}">${esc(t("extras.accept_rematch"))}</button>`);
+      if (offer.commitment) parts.push(commitmentHtml(offer.commitment));
     }
   }
   return `<p class="extras">${parts.join(" ")}</p>`;
+}
+
+// The server's commitment a new game would answer (docs/fairness.md): its first digits,
+// the whole of it in the title and on the copy button (static/js/copy.js).
+function commitmentHtml(commitment) {
+  return `<span class="commitment">${esc(t("extras.commitment"))} <code title="${esc(commitment)}">${
+    esc(commitment.slice(0, 12))}…</code> <button type="button" class="secondary small" data-copy="${
+    esc(commitment)}" data-copied="${esc(t("extras.copied"))}" aria-label="${
+    esc(t("extras.copy_commitment"))}">${esc(t("extras.copy"))}</button></span>`;
 }
 
 // -- chat --------------------------------------------------------------------------------

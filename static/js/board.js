@@ -37,6 +37,7 @@ const ui = {
   alert: "",
   offline: false, // the alert says the socket is down; it goes when the socket is back
   blocked: root.dataset.blocked === "true", // the player blocks the opponent
+  commitment: root.dataset.commitment, // the server's for the player's next game (a rematch)
   announced: { version: initial.version, turn: initial.view.turn },
 };
 
@@ -220,6 +221,8 @@ async function post(path, data = {}) {
   });
   const body = await response.json();
   if (!response.ok) {
+    // a commitment used meanwhile: the answer shows the new one, for the next try
+    if (body.error?.commitment) ui.commitment = body.error.commitment;
     showAlert(body.error?.message ?? t("alerts.failed"));
     render();
     return null;
@@ -295,9 +298,11 @@ root.addEventListener("click", (event) => {
   } else if (data.extend !== undefined) {
     post(`/api/games/${root.dataset.gameId}/extend/`);
   } else if (data.rematch !== undefined) {
-    post(`/api/games/${root.dataset.gameId}/rematch/`, { client_seed: randomSeed() });
+    const seeds = { client_seed: randomSeed(), commitment: ui.commitment };
+    post(`/api/games/${root.dataset.gameId}/rematch/`, seeds);
   } else if (data.acceptRematch) {
-    post(`/api/invitations/${data.acceptRematch}/accept/`, { client_seed: randomSeed() }).then((body) => {
+    const seeds = { client_seed: randomSeed(), commitment: ui.game.rematch?.commitment ?? "" };
+    post(`/api/invitations/${data.acceptRematch}/accept/`, seeds).then((body) => {
       if (body) window.location.assign(`/games/${body.game}/`);
     });
   } else if (data.action === "resign") {

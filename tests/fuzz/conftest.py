@@ -65,12 +65,12 @@ def fuzz_run(request):
 @pytest.fixture(autouse=True)
 def seeded_dice(monkeypatch):
     """Dice and shuffles from the seed: the games, and so the generated commands, repeat."""
-    from games.services import game_log
+    from games.services import commitments, game_log
 
     monkeypatch.setattr(game_log, "rng", random.Random(SEED))
     # the games' own streams from seeds that repeat too (docs/fairness.md)
     seeds = random.Random(SEED + 1)
-    monkeypatch.setattr(game_log, "new_server_seed", lambda: seeds.randbytes(32).hex())
+    monkeypatch.setattr(commitments, "new_server_seed", lambda: seeds.randbytes(32).hex())
 
 
 @pytest.fixture(autouse=True)

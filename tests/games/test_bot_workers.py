@@ -20,7 +20,7 @@ from django.db.models import Count
 from games import bots
 from games.bot_turns import play_bot_turns
 from games.models import Command, Game, Invitation
-from games.services import commands, invitations
+from games.services import commands, commitments, invitations
 from tests.helpers.slow_mail import noted
 
 from .test_worker_stop import STOP_LIMIT, Worker, pending_emails
@@ -44,9 +44,9 @@ def bot_games(count: int, first: str = "deckhand", second: str = "boatswain") ->
     invited, _ = users.get_or_create(username=second.capitalize(), bot_level=second)
     games = []
     for _ in range(count):
-        invitation = Invitation.objects.create(
-            from_user=inviter, to_user=invited, **invitations.fair_fields("")
-        )
+        with transaction.atomic():
+            fair = commitments.take(inviter, "", None)
+            invitation = Invitation.objects.create(from_user=inviter, to_user=invited, **fair)
         games.append(invitations.do_accept_invitation(invitation.pk, invited))
     return games
 

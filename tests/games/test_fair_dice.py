@@ -30,6 +30,11 @@ def post(client, url, body):
     return client.post(url, json.dumps(body), **JSON)
 
 
+def shown(client) -> str:
+    """The server's commitment for the player's next game, as the API shows it."""
+    return client.get("/api/commitment/").json()["commitment"]
+
+
 def rolled_dice(game) -> list[int]:
     dice = []
     for event in game.events.order_by("seq"):
@@ -42,15 +47,20 @@ def test_a_whole_game_through_the_api_draws_from_its_seeds_and_its_export_verifi
     clients, tmp_path
 ):
     anna, bernd = clients["anna"], clients["bernd"]
-    sent = post(anna, "/api/invitations/", {"to": "bernd", "client_seed": "Anna's dice: 7!"})
+    seed, commitment = "Anna's dice: 7!", shown(anna)
+    sent = post(
+        anna, "/api/invitations/", {"to": "bernd", "client_seed": seed, "commitment": commitment}
+    )
     invitation = sent.json()
+    assert invitation["commitment"] == commitment
     assert invitation["client_seed"] == "Anna's dice: 7!"
     assert len(invitation["commitment"]) == 64 and "server_seed" not in sent.content.decode()
-    accepted = post(bernd, f"/api/invitations/{invitation['id']}/accept/", {"client_seed": "b"})
+    answer = {"client_seed": "b", "commitment": invitation["commitment"]}
+    accepted = post(bernd, f"/api/invitations/{invitation['id']}/accept/", answer)
     game_id = accepted.json()["game"]
     during = anna.get(f"/api/games/{game_id}/").json()["fairness"]
     assert during == {
-        "scheme": "hmac-sha256-v1",
+        "scheme": "hmac-sha256-v2",
         "commitment": invitation["commitment"],
         "client_seeds": ["Anna's dice: 7!", "b"],
     }
@@ -66,7 +76,10 @@ def test_a_whole_game_through_the_api_draws_from_its_seeds_and_its_export_verifi
     assert bernd.get(f"/api/games/{game_id}/").json()["fairness"] == revealed
     seed = bytes.fromhex(revealed["server_seed"])
     dice = rolled_dice(game)
-    deck, first, expected = fairness.derive(seed, ["Anna's dice: 7!", "b"], list(DECK), len(dice))
+    seeds = ["Anna's dice: 7!", "b"]
+    deck, first, expected = fairness.derive(
+        seed, seeds, list(DECK), len(dice), scheme=revealed["scheme"]
+    )
     started = game.events.get(seq=1).payload
     assert (started["deck"], started["first_player"], dice) == (deck, first, expected)
     assert check_record(export).ok
@@ -110,7 +123,8 @@ def test_one_die_changed_fails_at_that_die(clients):
 def test_the_server_seed_reaches_no_one_before_the_end(clients, players, admin_client, caplog):
     caplog.set_level(logging.DEBUG)
     anna, bernd, carl = clients["anna"], clients["bernd"], clients["carl"]
-    invitation = post(anna, "/api/invitations/", {"to": "bernd", "client_seed": "x"}).json()
+    sent = {"to": "bernd", "client_seed": "x", "commitment": shown(anna)}
+    invitation = post(anna, "/api/invitations/", sent).json()
     secret = Invitation.objects.get(pk=invitation["id"]).fair_seed
     pages = [
         anna.get("/api/invitations/"),
@@ -173,16 +187,20 @@ def test_a_seed_that_is_not_1_to_64_printable_ascii_is_refused(clients, players,
 
 def test_seeds_from_the_forms_and_a_rematch(clients, players):
     anna, bernd = clients["anna"], clients["bernd"]
-    anna.post("/invitations/new/", {"to": "bernd", "days_per_move": 3, "client_seed": " spaced "})
+    form = {"to": "bernd", "days_per_move": 3, "client_seed": " spaced ", "commitment": shown(anna)}
+    anna.post("/invitations/new/", form)
     invitation = Invitation.objects.get()
     assert invitation.client_seed == " spaced "  # as typed
-    bernd.post(f"/invitations/{invitation.pk}/accept/", {"client_seed": "from the form"})
+    answer = {"client_seed": "from the form", "commitment": invitation.fair_commitment}
+    bernd.post(f"/invitations/{invitation.pk}/accept/", answer)
     game = Game.objects.get()
     assert game.client_seeds == [" spaced ", "from the form"]
     commands.do_command(game.pk, players["anna"], {"type": "resign"}, game.version, "x")
-    rematch = post(bernd, f"/api/games/{game.pk}/rematch/", {"client_seed": "again"}).json()
+    offer = {"client_seed": "again", "commitment": shown(bernd)}
+    rematch = post(bernd, f"/api/games/{game.pk}/rematch/", offer).json()
     assert rematch["client_seed"] == "again" and rematch["commitment"] != invitation.fair_commitment
-    new = post(anna, f"/api/invitations/{rematch['id']}/accept/", {"client_seed": "yes"}).json()
+    answer = {"client_seed": "yes", "commitment": rematch["commitment"]}
+    new = post(anna, f"/api/invitations/{rematch['id']}/accept/", answer).json()
     assert Game.objects.get(pk=new["game"]).client_seeds == ["again", "yes"]  # bernd invited
 
 
@@ -190,7 +208,8 @@ def test_a_game_against_the_computer_has_seeds_too(clients, players):
     from games.queries import bot_of_level
 
     bot = bot_of_level("deckhand")
-    clients["anna"].post("/play/computer/", {"level": "deckhand", "client_seed": "mine"})
+    form = {"level": "deckhand", "client_seed": "mine", "commitment": shown(clients["anna"])}
+    clients["anna"].post("/play/computer/", form)
     game = Game.objects.get(seats__user=bot)
     assert game.client_seeds == ["mine", ""] and len(game.fair_commitment) == 64
 
