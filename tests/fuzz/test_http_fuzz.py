@@ -23,7 +23,7 @@ from accounts.models import Holiday, PushSubscription
 from games import rules
 from games.models import Command, Invitation
 from games.rules.commands import COMMAND_TYPES
-from games.services import commands
+from games.services import commands, commitments
 from shanghaien.lib.errors import ServiceError
 
 from ..helpers.push_service import Device
@@ -112,6 +112,23 @@ def plan_chat(world: World, draw) -> Request:
 SEEDS = st.sampled_from(["", "a", "9f2c41d07ab8e6e1", " spaced ", "~" * 64, "x" * 65, "é", "\t"])
 
 
+def commitment_for(world: World, draw, who: str, invitation_id=None):
+    """The commitment a client sends with its seed: the one it was shown (the player's
+    next, or the invitation's), one made up, a malformed one, or none (key left out)."""
+    user = world.players.get(who.split("-")[0])
+    if invitation_id is not None:
+        found = str(invitation_id).isdigit() and Invitation.objects.filter(pk=invitation_id).first()
+        shown = found.fair_commitment if found else None
+    else:
+        shown = commitments.shown(user).commitment if user else None
+    choices = [shown, shown, shown, "0" * 64, "", None, 64, "A" * 64]
+    return draw(st.one_of(st.sampled_from(choices), hostile_text))
+
+
+def with_commitment(body: dict, value) -> dict:
+    return body if value is None else {**body, "commitment": value}
+
+
 def plan_invite(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "anna-token", "carl"))
     body = {
@@ -122,6 +139,7 @@ def plan_invite(world: World, draw) -> Request:
         "rated": draw(st.booleans()),
         "client_seed": draw(st.one_of(SEEDS, hostile_text)),
     }
+    body = with_commitment(body, commitment_for(world, draw, who))
     value = draw(mutated(body, [*NAMES, *DAYS, True, False, None]))
     return api_request(draw, world, who, "/api/invitations/", value)
 
@@ -142,7 +160,9 @@ def plan_answer(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "bernd", "carl", "bernd-token"))
     action = draw(st.sampled_from(["accept", "decline", "cancel"] * 4 + ["Accept", "frob", ""]))
     invitation = draw(path_part(ids))
-    value = draw(mutated({"client_seed": draw(SEEDS)} if action == "accept" else {}))
+    seeds = {"client_seed": draw(SEEDS)}
+    seeds = with_commitment(seeds, commitment_for(world, draw, who, invitation))
+    value = draw(mutated(seeds if action == "accept" else {}))
     return api_request(draw, world, who, f"/api/invitations/{invitation}/{action}/", value)
 
 
@@ -173,7 +193,8 @@ def plan_rematch(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "bernd", "bernd-token"))
     ids = [world.finished.pk] * 5 + [world.active_game().pk]
     game_id = draw(path_part(ids))
-    body = draw(mutated({"client_seed": draw(SEEDS)}))
+    seeds = with_commitment({"client_seed": draw(SEEDS)}, commitment_for(world, draw, who))
+    body = draw(mutated(seeds))
     return api_request(draw, world, who, f"/api/games/{game_id}/rematch/", body)
 
 
