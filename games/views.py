@@ -175,11 +175,8 @@ def game(request, pk):
         "view": view,
         "blocked": not seating.watching and blocks(request.user, seating.opponent),
         # a rematch from the player takes their next server seed: its commitment is shown
-        "next_commitment": (
-            commitments.shown(request.user).commitment
-            if not seating.watching and seating.game.status != Game.Status.ACTIVE
-            else ""
-        ),
+        # beside the button (also when the game ends while the page is open)
+        "next_commitment": "" if seating.watching else commitments.shown(request.user).commitment,
         "without_play": ended_without_play(view),
         "choices": [c for c in choices if c["kind"] not in GIVING_UP],
         "endings": endings,
