@@ -298,7 +298,7 @@ class _PinnedAdapter(HTTPAdapter):
         request.headers["Host"] = urlsplit(request.url).netloc
 
 
-class _Session(requests.Session):
+class PinnedSession(requests.Session):
     """No redirect followed, no proxy from the environment, and every connection to the
     one checked address: the request goes to the endpoint and nowhere else."""
 
@@ -340,7 +340,7 @@ def send(endpoint: str, p256dh: str, auth: str, vapid_key: str, message: Message
     address = resolve(target.host, target.port or (443 if target.scheme == "https" else 80))
     info = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
     headers = {"Topic": message.topic, "Urgency": message.urgency}
-    with _Session(target.host, address) as session:
+    with PinnedSession(target.host, address) as session:
         try:
             webpush(
                 info,

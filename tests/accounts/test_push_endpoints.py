@@ -416,13 +416,13 @@ def test_the_connection_goes_to_the_checked_address_and_tls_checks_the_name(monk
     looked_up = []
     monkeypatch.setattr(socket, "getaddrinfo", answering(calls=looked_up))
     try:
-        with webpush._Session("push.test", "127.0.0.1") as session:
+        with webpush.PinnedSession("push.test", "127.0.0.1") as session:
             answer = session.post(f"https://push.test:{port}/x", verify=certificate_file)
         assert answer.status_code == 201
         assert seen == {"sni": "push.test", "host": f"push.test:{port}"}
         assert "push.test" not in looked_up  # the checked address, not a new look-up
         with (
-            webpush._Session("other.test", "127.0.0.1") as session,
+            webpush.PinnedSession("other.test", "127.0.0.1") as session,
             pytest.raises(requests.exceptions.SSLError),
         ):
             session.post(f"https://other.test:{port}/x", verify=certificate_file)
