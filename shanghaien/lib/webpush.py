@@ -5,7 +5,9 @@ pywebpush; and the checks that keep the server posting only to push services.
 An endpoint is a URL the browser's push service gave it; the browser hands it to us, so
 it is as untrusted as any input. The server posts only to ``https`` endpoints of the
 push services in ``settings.PUSH_SERVICE_HOSTS`` (or, with ``PUSH_ALLOW_LOCAL_ENDPOINTS``,
-to ``http://127.0.0.1`` and ``http://localhost``, for the tests), follows no redirect
+to ``http://127.0.0.1`` and ``http://localhost``, for the tests), reading the URL as the
+HTTP library does. Before each send it looks the name up, refuses it unless every
+address is a public one, and connects to the address it checked; it follows no redirect
 and uses no proxy from the environment, so no request ever goes anywhere else.
 
 Keys: ``VAPID_PRIVATE_KEY`` signs; each subscription remembers the public key it was made
@@ -20,6 +22,8 @@ import binascii
 import hashlib
 import ipaddress
 import json
+import re
+import socket
 from dataclasses import dataclass
 from email.utils import parseaddr
 from functools import cache
@@ -30,6 +34,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from py_vapid import Vapid02
 from pywebpush import WebPushException, webpush
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import LocationParseError
+from urllib3.util import parse_url
 
 ENDPOINT_MAX = 1024  # the push services' endpoints are a few hundred characters
 PAYLOAD_MAX = 3000  # what the push services accept, less the encryption's overhead
@@ -61,44 +68,99 @@ def b64url(data: bytes) -> str:
 
 
 def check_endpoint(url: str) -> str:
-    """``url`` if the server may post to it, else ``EndpointRefused`` saying why."""
+    """``url`` if the server may post to it, else ``EndpointRefused`` saying why.
+
+    The host is read twice, as the sender's HTTP library reads it (``requests``, which
+    pywebpush posts with: urllib3's ``parse_url``, then the prepared request's URL), and
+    both readings must agree with the plain text of the URL: a DNS name of letters,
+    digits, dots and hyphens, no IP address in any form, no user, no percent-escape, no
+    backslash, port 443, at one of ``settings.PUSH_SERVICE_HOSTS``."""
     if not isinstance(url, str) or not url or len(url) > ENDPOINT_MAX:
         raise EndpointRefused("length")
-    if not url.isascii() or any(c.isspace() or ord(c) < 32 for c in url):
+    if not url.isascii() or any(c.isspace() or ord(c) < 32 or c == "\\" for c in url):
         raise EndpointRefused("characters")
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise EndpointRefused("not a URL") from None
-    host = (parts.hostname or "").lower()
-    if parts.username is not None or parts.password is not None or not host:
+    if not url.lower().startswith(("https://", "http://")):
+        raise EndpointRefused("scheme")
+    written = _AUTHORITY.match(url)
+    if written is None:
+        raise EndpointRefused("host")
+    scheme, host, port = written["scheme"].lower(), written["host"].lower(), written["port"]
+    port = int(port) if port else None
+    if _read_by_the_sender(url) != (scheme, host, port):
         raise EndpointRefused("host")
     if settings.PUSH_ALLOW_LOCAL_ENDPOINTS and host in LOCAL_HOSTS:
-        if parts.scheme in ("http", "https"):
-            return url
+        return url
+    if scheme != "https" or port not in (None, 443):
         raise EndpointRefused("scheme")
-    if parts.scheme != "https" or port not in (None, 443):
-        raise EndpointRefused("scheme")
-    if _is_ip_address(host) or not _push_service(host):
+    if not _dns_name(host) or not _push_service(host):
         raise EndpointRefused("host")
     return url
 
 
-def _is_ip_address(host: str) -> bool:
+# The scheme and the authority as written, up to the path, the query or the fragment.
+_AUTHORITY = re.compile(
+    r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+)(?::(?P<port>[0-9]{1,5}))?(?=[/?#]|\Z)",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\Z")
+
+
+def _read_by_the_sender(url: str) -> tuple[str, str, int | None] | None:
+    """The scheme, host and port the HTTP library will connect to; None if it reads no
+    URL, a user or a host other than the prepared request's."""
     try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
+        parsed = parse_url(url)
+        prepared = requests.Request("POST", url).prepare().url
+        again = urlsplit(prepared)
+        if parsed.auth is not None or again.username is not None or again.password is not None:
+            return None
+        if (again.hostname, again.port) != (parsed.host, parsed.port):
+            return None
+    except (LocationParseError, requests.RequestException, ValueError):
+        return None
+    return (parsed.scheme or "").lower(), (parsed.host or "").lower(), parsed.port
+
+
+def _dns_name(host: str) -> bool:
+    """A name to look up: no IP address in any spelling (``127.1``, ``2130706433``,
+    ``0x7f.1``), as a top-level label never starts with a digit."""
+    labels = host.split(".")
+    if len(host) > 253 or len(labels) < 2 or not all(_LABEL.match(x) for x in labels):
         return False
-    return True
+    if not labels[-1][0].isalpha():
+        return False
+    try:
+        socket.inet_aton(host)
+    except OSError:
+        return True
+    return False
 
 
 def _push_service(host: str) -> bool:
     for suffix in settings.PUSH_SERVICE_HOSTS:
-        suffix = suffix.lower().lstrip(".")
-        if host == suffix or host.endswith("." + suffix):
+        suffix = suffix.lower().strip(".")
+        if suffix and (host == suffix or host.endswith("." + suffix)):
             return True
     return False
+
+
+def public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``address`` is one of the internet's, not the server's own network:
+    never private, loopback, link-local, multicast, reserved or unspecified, nor an
+    IPv6 address carrying such an IPv4 one (mapped, 6to4, Teredo)."""
+    if address.version == 6:
+        carried = [address.ipv4_mapped, address.sixtofour]
+        carried += list(address.teredo or ())
+        if any(inner is not None and not public_address(inner) for inner in carried):
+            return False
+    return address.is_global and not (
+        address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_multicast
+        or address.is_reserved
+        or address.is_unspecified
+    )
 
 
 def check_keys(p256dh: str, auth: str) -> tuple[str, str]:
@@ -183,14 +245,70 @@ def subject() -> str:
 # -- sending ----------------------------------------------------------------------------
 
 
-class _Session(requests.Session):
-    """No redirect followed and no proxy from the environment: the request goes to the
-    endpoint and nowhere else."""
+def resolve(host: str, port: int) -> str:
+    """The address to connect to for ``host``: its first address, once every address
+    the name has is a public one (for the local test hosts: a loopback one).
+    ``EndpointRefused`` if any is not, ``Failed`` if the name does not resolve now."""
+    local = settings.PUSH_ALLOW_LOCAL_ENDPOINTS and host in LOCAL_HOSTS
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as error:
+        raise Failed(f"{host} does not resolve: {error}") from None
+    addresses = []
+    for *_, sockaddr in found:
+        try:
+            address = ipaddress.ip_address(sockaddr[0])
+        except ValueError:
+            raise EndpointRefused(f"{host} resolves to {sockaddr[0]!r}") from None
+        if not (address.is_loopback if local else public_address(address)):
+            raise EndpointRefused(f"{host} resolves to a non-public address {address}")
+        addresses.append(str(address))
+    if not addresses:
+        raise Failed(f"{host} has no address")
+    return addresses[0]
 
-    def __init__(self):
+
+class _NotTheCheckedHost(Exception):
+    """The HTTP library was about to connect to a host other than the one checked."""
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """Connects to the address checked by ``resolve`` and nowhere else: the name is not
+    looked up again between the check and the connection, so a name that changes its
+    address in between (DNS rebinding) still reaches the checked one. TLS still
+    verifies the certificate for the name, which is also the SNI and the Host header."""
+
+    def __init__(self, host: str, address: str):
+        self.host, self.address = host, address
+        super().__init__(max_retries=0)
+
+    def build_connection_pool_key_attributes(self, request, verify, cert=None):
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        if (host_params.get("host") or "").lower() != self.host:
+            raise _NotTheCheckedHost(host_params.get("host"))
+        host_params["host"] = self.address
+        if host_params.get("scheme") == "https":
+            pool_kwargs["server_hostname"] = self.host
+            pool_kwargs["assert_hostname"] = self.host
+        return host_params, pool_kwargs
+
+    def add_headers(self, request, **kwargs):
+        request.headers["Host"] = urlsplit(request.url).netloc
+
+
+class PinnedSession(requests.Session):
+    """No redirect followed, no proxy from the environment, and every connection to the
+    one checked address: the request goes to the endpoint and nowhere else."""
+
+    def __init__(self, host: str, address: str):
         super().__init__()
         self.trust_env = False
         self.max_redirects = 0
+        adapter = _PinnedAdapter(host, address)
+        self.mount("https://", adapter)
+        self.mount("http://", adapter)
 
     def request(self, *args, **kwargs):
         kwargs["allow_redirects"] = False
@@ -209,7 +327,8 @@ def send(endpoint: str, p256dh: str, auth: str, vapid_key: str, message: Message
     """Post ``message`` to one subscription. Returns when the push service took it (201);
     ``Gone`` when the subscription no longer exists there or its key is retired;
     ``Failed`` for anything else, to try again later; ``EndpointRefused`` for an
-    endpoint the server does not post to (any more)."""
+    endpoint the server does not post to (any more), or whose name resolves to an
+    address that is not the internet's."""
     check_endpoint(endpoint)
     vapid = keys().get(vapid_key)
     if vapid is None:
@@ -217,9 +336,11 @@ def send(endpoint: str, p256dh: str, auth: str, vapid_key: str, message: Message
     data = json.dumps(message.payload, ensure_ascii=False, separators=(",", ":"))
     if len(data.encode()) > PAYLOAD_MAX:
         raise ValueError("push payload too large")
+    target = parse_url(endpoint)  # as checked: the host and port the library connects to
+    address = resolve(target.host, target.port or (443 if target.scheme == "https" else 80))
     info = {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}}
     headers = {"Topic": message.topic, "Urgency": message.urgency}
-    with _Session() as session:
+    with PinnedSession(target.host, address) as session:
         try:
             webpush(
                 info,
@@ -236,5 +357,7 @@ def send(endpoint: str, p256dh: str, auth: str, vapid_key: str, message: Message
             if status in (404, 410):
                 raise Gone(f"the push service answered {status}") from None
             raise Failed(f"the push service answered {status or error}") from None
+        except _NotTheCheckedHost:
+            raise EndpointRefused("the HTTP library read another host") from None
         except requests.RequestException as error:
             raise Failed(f"{type(error).__name__}: {error}") from None
