@@ -226,15 +226,20 @@ ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_FORMS = {"login": "accounts.forms.LoginForm", "signup": "accounts.forms.SignupForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
-# A player may play before confirming, but no email of ours goes to an address that is
-# not confirmed (User.wants_email). One address an account, unique whatever its case;
-# a new one replaces the old only once it is confirmed.
-ACCOUNT_EMAIL_VERIFICATION = "optional"
+# Signing up answers "we sent you a link" whether the address is new or already has an
+# account; the owner of a taken address is told by email instead (allauth hides a taken
+# address at sign-up only with mandatory confirmation). The new player comes in by the
+# link (in the browser that signed up) or by logging in: confirmation is mandatory for
+# the sign-up's own log in only (accounts.adapter.SignupConfirmationStage), so a player
+# may still play before confirming and no older account is shut out. No email of ours
+# goes to an address that is not confirmed (User.wants_email). One address an account,
+# unique whatever its case; a new one replaces the old only once it is confirmed.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 7
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False  # a link scanner opening the link confirms nothing
-ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True  # only in the session that signed up or logged in
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_SESSION_REMEMBER = True
