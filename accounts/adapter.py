@@ -4,13 +4,37 @@ login-attempt key, which the throttle reads back to say when to try again."""
 from __future__ import annotations
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.account.app_settings import EmailVerificationMethod
 from allauth.account.internal.stagekit import clear_login
+from allauth.account.stages import EmailVerificationStage
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.utils import translation
+
+
+class SignupConfirmationStage(EmailVerificationStage):
+    """Confirming the address is mandatory for the sign-up's own log in only, which is
+    what lets allauth answer a sign-up with a taken address as it answers a new one (no
+    one comes in either way; the owner of a taken address is told by email). A later
+    log in with the password lets an account in whose address is not confirmed yet, as
+    before, so that no older account (without an address, or never confirmed) is shut
+    out."""
+
+    def handle(self):
+        if not self.login.signup:
+            self.login.email_verification = EmailVerificationMethod.OPTIONAL
+        return super().handle()
+
+
+STAGE = "allauth.account.stages.EmailVerificationStage"
 
 
 class AccountAdapter(DefaultAccountAdapter):
+    def get_login_stages(self) -> list[str]:
+        stages = super().get_login_stages()
+        return [f"{__name__}.SignupConfirmationStage" if s == STAGE else s for s in stages]
+
     def login_attempts_key(self, request, credentials: dict) -> str:
         """The key allauth counts wrong passwords under, for one account tried."""
         return self._get_login_attempts_cache_key(request, **credentials)
@@ -31,6 +55,16 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def get_from_email(self):
         return settings.DEFAULT_FROM_EMAIL
+
+    def send_account_already_exists_mail(self, email: str) -> None:
+        """Someone signed up with an address that has an account: its owner is told, in
+        their own language, while the sign-up page answers as for a new address."""
+        from .models import User
+
+        owner = User.objects.filter(email__iexact=email).only("language").first()
+        language = (owner and owner.language) or translation.get_language()
+        with translation.override(language):
+            super().send_account_already_exists_mail(email)
 
     def send_mail(self, template_prefix: str, email: str, context: dict) -> None:
         super().send_mail(template_prefix, email, {**context, "site_url": settings.SITE_URL})

@@ -28,6 +28,7 @@ from shanghaien.lib.errors import (
     TooLarge,
 )
 from shanghaien.lib.input import parse_json
+from shanghaien.lib.outage import is_database_unavailable, outage_response
 
 from .blocks import do_block, do_unblock
 from .holidays import do_cancel_holiday, do_declare_holiday
@@ -109,7 +110,9 @@ def json_api(*methods: str):
                 return view(request, *args, **kwargs)
             except ServiceError as error:
                 return error_response(error)
-            except Exception:
+            except Exception as error:
+                if is_database_unavailable(error):
+                    return outage_response(request)
                 log.exception("API error on %s %s", request.method, request.path)
                 message = _("Something went wrong.")
                 return JsonResponse(

@@ -8,6 +8,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
     DJANGO_ALLOWED_HOSTS  comma-separated; default localhost,127.0.0.1,[::1]
     DJANGO_CSRF_TRUSTED_ORIGINS  comma-separated origins (https://example.org)
     DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://… for PostgreSQL
+    DATABASE_WAIT_SECONDS  PostgreSQL: the longest a request waits for a connection (2)
+    DATABASE_CONNECT_SECONDS  PostgreSQL: a new connection gives up after this (2)
     REDIS_URL             unset: in-memory channel layer and cache; redis://… for
                           channels-redis and Django's Redis cache (rate limits)
     EMAIL_URL             unset: console backend; smtp://user:pass@host:587 (or smtp+tls://)
@@ -92,6 +94,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "shanghaien.lib.middleware.BodyLimitMiddleware",
+    # a view that cannot reach the database answers 503 (shanghaien.lib.outage)
+    "shanghaien.lib.outage.DatabaseOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -142,6 +146,8 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # the connection pool holds a connection for each of those threads and a few for pages.
 DATABASE_THREADS = env.int("DATABASE_THREADS", default=8)
 DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=DATABASE_THREADS + 4)
+DATABASE_WAIT_SECONDS = env.float("DATABASE_WAIT_SECONDS", default=2.0)
+DATABASE_CONNECT_SECONDS = env.int("DATABASE_CONNECT_SECONDS", default=2)
 if DATABASE_POOL_SIZE < DATABASE_THREADS:
     raise ImproperlyConfigured("DATABASE_POOL_SIZE is at least DATABASE_THREADS.")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -150,8 +156,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 2,
         "max_size": DATABASE_POOL_SIZE,
-        "timeout": 10,  # waiting longer than this for a free connection is an error
+        # Waiting longer than this for a connection is an error, answered 503 with
+        # Retry-After (shanghaien.lib.outage): while the database is away a request
+        # fails fast instead of waiting.
+        "timeout": DATABASE_WAIT_SECONDS,
     }
+    # A new connection gives up after this many seconds (a database host that does not
+    # answer), and one whose packets go unacknowledged that long is dropped.
+    DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", DATABASE_CONNECT_SECONDS)
+    DATABASES["default"]["OPTIONS"].setdefault("tcp_user_timeout", DATABASE_CONNECT_SECONDS * 1000)
+    DATABASES["default"]["OPTIONS"].setdefault("keepalives_idle", 30)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Sockets write from several threads at once. Writers take SQLite's lock when their
     # transaction begins (a read-then-write transaction would otherwise fail at once with
@@ -226,15 +240,20 @@ ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_FORMS = {"login": "accounts.forms.LoginForm", "signup": "accounts.forms.SignupForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
-# A player may play before confirming, but no email of ours goes to an address that is
-# not confirmed (User.wants_email). One address an account, unique whatever its case;
-# a new one replaces the old only once it is confirmed.
-ACCOUNT_EMAIL_VERIFICATION = "optional"
+# Signing up answers "we sent you a link" whether the address is new or already has an
+# account; the owner of a taken address is told by email instead (allauth hides a taken
+# address at sign-up only with mandatory confirmation). The new player comes in by the
+# link (in the browser that signed up) or by logging in: confirmation is mandatory for
+# the sign-up's own log in only (accounts.adapter.SignupConfirmationStage), so a player
+# may still play before confirming and no older account is shut out. No email of ours
+# goes to an address that is not confirmed (User.wants_email). One address an account,
+# unique whatever its case; a new one replaces the old only once it is confirmed.
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 7
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False  # a link scanner opening the link confirms nothing
-ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True  # only in the session that signed up or logged in
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_SESSION_REMEMBER = True

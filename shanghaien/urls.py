@@ -10,11 +10,14 @@ from accounts.views import too_many_requests
 from . import pwa
 from .fairness_page import fairness_page
 from .health import healthz
+from .lib.outage import server_error
 
 # The admin's log in is allauth's: throttled, and with the second factor (staff need one,
 # accounts.middleware). allauth answers a throttled attempt with this handler.
 admin.site.login = secure_admin_login(admin.site.login)
 handler429 = too_many_requests
+# the database away answers 503, anything else the 500 page (shanghaien.lib.outage)
+handler500 = server_error
 
 
 def favicon(request):

@@ -45,6 +45,7 @@ def raised_codes() -> set[tuple[str, int]]:
         ("too_large", 413),
         ("rate_limited", 429),
         ("server_error", 500),
+        ("database_unavailable", 503),  # shanghaien.lib.outage
     }
     return pairs - ADMIN_ONLY
 

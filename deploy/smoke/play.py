@@ -1,14 +1,14 @@
 """One whole game through the proxy, over HTTPS and WSS, as two players play it.
 
-Both sign up through the site's form, one invites the other and the other accepts (the JSON
-API), then each opens the game's socket and, on their turn, sends one of the legal commands
-the server offers (never resign or abort) until the game is over. Caddy must have sent the
-two sockets to different web processes, so every move also crosses from one process to the
-other through Redis. Also checked through the proxy: /metrics answers 404, a hashed static
-file comes from Caddy's volume, plain HTTP is redirected to HTTPS. With --metrics, each
-process's /metrics is then scraped as Prometheus would on the internal network: refused
-without the token, the listed series with it, and the web processes' moves applied adding
-up to the moves played.
+Both sign up and log in through the site's forms, one invites the other and the other
+accepts (the JSON API), then each opens the game's socket and, on their turn, sends one of
+the legal commands the server offers (never resign or abort) until the game is over. Caddy
+must have sent the two sockets to different web processes, so every move also crosses from
+one process to the other through Redis. Also checked through the proxy: /metrics answers
+404, a hashed static file comes from Caddy's volume, plain HTTP is redirected to HTTPS.
+With --metrics, each process's /metrics is then scraped as Prometheus would on the
+internal network: refused without the token, the listed series with it, and the web
+processes' moves applied adding up to the moves played.
 
 With --poll-until FILE it only asks for /healthz through the proxy, over and over, until
 FILE exists (during a rolling upgrade), and fails if one request was not answered 200.
@@ -109,8 +109,26 @@ class Player:
             urlencode(fields).encode(),
             {"Content-Type": "application/x-www-form-urlencoded"},
         )
-        if response.status != 302 or "sessionid" not in self.cookies:
+        if response.status != 302 or response.getheader("Location") != "/accounts/confirm-email/":
             raise Failed(f"signing up {self.name} answered {response.status}: {page[-500:]}")
+        # The sign-up asks to confirm the address; logging in with the password lets a
+        # new player in before that.
+        response, page = self.request("GET", "/accounts/login/")
+        if response.status != 200 or not TOKEN.search(page):
+            raise Failed(f"the log-in form answered {response.status}")
+        fields = {
+            "csrfmiddlewaretoken": TOKEN.findall(page)[-1],
+            "login": self.name,
+            "password": PASSWORD,
+        }
+        response, page = self.request(
+            "POST",
+            "/accounts/login/",
+            urlencode(fields).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        if response.status != 302 or "sessionid" not in self.cookies:
+            raise Failed(f"logging {self.name} in answered {response.status}: {page[-500:]}")
 
     def api(self, method: str, path: str, data: dict | None = None) -> dict:
         headers = {"Accept": "application/json"}

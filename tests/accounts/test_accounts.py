@@ -15,9 +15,12 @@ def signup(client, username, password="tavern-dice-42", email=None):
     return client.post("/accounts/signup/", data)
 
 
-def test_signup_logs_the_new_player_in():
+def test_a_new_player_comes_in_by_logging_in_after_signing_up():
     client = Client()
     response = signup(client, "Anna")
+    assert response.status_code == 302 and response["Location"] == "/accounts/confirm-email/"
+    assert client.get("/").context["user"].is_anonymous  # the page asks to confirm first
+    response = client.post("/accounts/login/", {"login": "anna", "password": "tavern-dice-42"})
     assert response.status_code == 302
     assert client.get("/").context["user"].username == "Anna"
 

@@ -91,9 +91,10 @@ def in_thread(fn, *args, **kwargs):
 def sign_up(
     page, base_url: str, username: str, mailbox: Mailbox | None = None, *, confirm: bool = True
 ) -> str:
-    """Sign up through the sign-up page, landing logged in in the lobby, then (unless
-    ``confirm`` is false) confirm the address through the emailed link. Returns the
-    address, ``<username>@example.org``."""
+    """Sign up through the sign-up page, which asks to confirm the address, then confirm
+    it through the emailed link (the browser that signed up is then logged in), or, with
+    ``confirm`` false, log in with the password, landing in the lobby with the banner
+    asking for the address. Returns the address, ``<username>@example.org``."""
     address = f"{username}@example.org"
     page.goto(base_url + "/accounts/signup/")
     page.fill("#id_username", username)
@@ -102,10 +103,17 @@ def sign_up(
     page.fill("#id_password2", PASSWORD)
     with page.expect_navigation():
         page.click("main button[type=submit]")
-    assert page.url.rstrip("/") == base_url, page.url
-    assert page.locator("div.email-banner").count() == 1, "no banner for the new address"
+    assert page.url == base_url + "/accounts/confirm-email/", page.url
     if confirm:
         confirm_address(page, base_url, address, mailbox)
+        return address
+    page.goto(base_url + "/accounts/login/")
+    page.fill("#id_login", username)
+    page.fill("#id_password", PASSWORD)
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    assert page.url.rstrip("/") == base_url, page.url
+    assert page.locator("div.email-banner").count() == 1, "no banner for the new address"
     return address
 
 
@@ -120,8 +128,9 @@ def open_confirmation_link(page, base_url: str, address: str, mailbox: Mailbox |
 
 
 def confirm_address(page, base_url: str, address: str, mailbox: Mailbox | None = None) -> None:
-    """Confirm ``address`` as its logged-in owner would: the emailed link, the Confirm
-    button, and the lobby without the banner asking for it."""
+    """Confirm ``address`` as its owner would, in the browser that signed up or logged
+    in: the emailed link, the Confirm button, and the lobby without the banner asking
+    for it."""
     button = open_confirmation_link(page, base_url, address, mailbox)
     with page.expect_navigation():
         button.click()

@@ -22,6 +22,8 @@ def signed_up(username):
         },
     )
     assert response.status_code == 302, response.content
+    response = client.post("/accounts/login/", {"login": username, "password": "tavern-dice-42"})
+    assert response.status_code == 302, response.content
     return client
 
 
