@@ -262,7 +262,7 @@ def fairness_json(game: Game) -> dict | None:
     if not game.fair_seed:
         return None
     data = {
-        "scheme": fairness.SCHEME,
+        "scheme": fairness.SCHEME_V1,
         "commitment": game.fair_commitment,
         "client_seeds": list(game.client_seeds),
     }

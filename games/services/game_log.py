@@ -31,7 +31,8 @@ def stream_of(game: Game):
     """The game's rng, where its next draw is: its seeds' stream, or the system's."""
     if not game.fair_seed:
         return rng
-    return fairness.Stream(bytes.fromhex(game.fair_seed), game.client_seeds, game.fair_position)
+    seed = bytes.fromhex(game.fair_seed)
+    return fairness.Stream(seed, game.client_seeds, game.fair_position, scheme=fairness.SCHEME_V1)
 
 
 def keep_position(game: Game, stream) -> None:
