@@ -27,7 +27,7 @@ def check(record):  # None if the deck and dice are what the seeds give, else wh
     if not (isinstance(seeds, list) and len(seeds) == 2 and all(isinstance(s, str) for s in seeds)):
         return "client_seeds is not a pair of strings"
     if not all(len(s) <= 64 and s.isascii() and s.isprintable() for s in seeds):
-        return "a client seed is not 0 to 64 printable ASCII characters"
+        return "a client seed is not 0 to 64 characters of printable ASCII"
     if hashlib.sha256(key := bytes.fromhex(seed)).hexdigest() != fair.get("commitment"):
         return "the commitment does not match the server seed"
     blocks = (hmac.digest(key, message(scheme, *seeds, n), "sha256") for n in range(2**63))
