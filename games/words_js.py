@@ -34,7 +34,7 @@ def _count(forms) -> dict:
 def words_json() -> dict:
     """Every word and sentence template the board's JavaScript shows, in the active language."""
     nations, codes = words.nation_names(), words.nation_codes()
-    giving_up = {kind: words.describe_command({"type": kind}) for kind in ("resign", "abort")}
+    resign = words.describe_command({"type": "resign"})
     return {
         "language": get_language() or "en",
         "label": _js(pgettext("a label before what it names", "%(label)s:")),
@@ -210,8 +210,7 @@ def words_json() -> dict:
         },
         "extras": {
             "extend": _js(_("Give %(name)s one more day")),
-            "abort": giving_up["abort"],
-            "resign": giving_up["resign"],
+            "resign": resign,
             "steps_so_far": _("Step through the moves so far"),
             "replay": _("Replay the game"),
             "report": _("Report this game"),
@@ -253,7 +252,6 @@ def words_json() -> dict:
         "prompts": {
             "report": _("What should the moderators look at?"),
             "resign": _("Resign this game? Your opponent wins."),
-            "abort": _("Abort this game? It ends without a result."),
         },
         "replay": {
             "label": _("Step through the game"),

@@ -43,12 +43,12 @@ def verifier_source() -> str:
 
 @lru_cache(maxsize=1)
 def example() -> dict:
-    """The first test vector, computed by the rules' own stream."""
-    key = EXAMPLE_SERVER_SEED
-    deck, first_player, dice = fairness.derive(
-        key, EXAMPLE_CLIENT_SEEDS, list(DECK), EXAMPLE_COUNT, scheme=fairness.SCHEME
-    )
+    """The first test vector, computed by the rules' own stream under the scheme new
+    games use."""
+    key, seeds, scheme = EXAMPLE_SERVER_SEED, EXAMPLE_CLIENT_SEEDS, fairness.SCHEME
+    deck, first_player, dice = fairness.derive(key, seeds, list(DECK), EXAMPLE_COUNT, scheme=scheme)
     return {
+        "scheme": scheme,
         "server_seed": key.hex(),
         "client_seeds": list(EXAMPLE_CLIENT_SEEDS),
         "commitment": fairness.commitment(key),

@@ -69,6 +69,7 @@ def test_the_download_is_served():
 def test_the_page_shows_the_first_test_vector_of_the_docs():
     vector = first_documented_vector()
     assert fairness_page.example() == {
+        "scheme": vector["scheme"],
         "server_seed": vector["server_seed"],
         "client_seeds": vector["client_seeds"],
         "commitment": vector["commitment"],
@@ -77,7 +78,13 @@ def test_the_page_shows_the_first_test_vector_of_the_docs():
         "dice": vector["first_10_dice"],
     }
     text = visible_text(Client().get("/fairness/"))
-    for shown in (vector["server_seed"], vector["commitment"], *vector["client_seeds"]):
+    assert vector["scheme"] == "hmac-sha256-v2"  # the scheme new games use
+    for shown in (
+        vector["scheme"],
+        vector["server_seed"],
+        vector["commitment"],
+        *vector["client_seeds"],
+    ):
         assert shown in text
     assert ", ".join(vector["first_10_cards"]) in text
     assert ", ".join(map(str, vector["first_10_dice"])) in text

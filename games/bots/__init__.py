@@ -5,7 +5,7 @@ Public API
 ----------
 ``choose(state, seat, level, rng) -> command``
     The command the bot of ``level`` plays for ``seat`` in ``state``: one of
-    ``games.rules.legal_commands(state, seat)`` (never a resignation or an abort), the
+    ``games.rules.legal_commands(state, seat)`` (never a resignation; an abort is never legal), the
     same dict. ``seat`` must be on turn. ``rng`` is any object with ``random()``,
     ``shuffle(list)`` and ``choice(seq)``, such as ``random.Random``; the same state,
     level and rng state give the same command. A bot knows what its seat's player

@@ -7,7 +7,7 @@ from games.rules.state import DIRECTION, PLACEMENT, GameState
 
 from .evaluation import SHARP, Judgement, value
 
-GIVING_UP = ("resign", "abort")
+GIVING_UP = ("resign",)  # the only way out of a dealt game; no bot weighs it
 
 # The 21 different throws of two dice, each with its chance out of 36.
 THROWS = tuple(((a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7))

@@ -37,7 +37,7 @@ Commands (the same vocabulary as the wire protocol)::
     {"type": "trick", "card": "T7", "half": "reroll"}
     {"type": "shanghai"}
     {"type": "resign"}
-    {"type": "abort"}        # only until each player has made a move; no result
+    {"type": "abort"}        # always refused (cannot_abort): a dealt game is not called off
 
 Events: ``game_started``, ``round_started``, ``rolled``, ``direction_chosen``,
 ``placed``, ``trick_played``, ``shanghai_called``, ``game_ended``.

@@ -70,10 +70,19 @@ def _deal(round_no: int, start_player: int, deck: list[str] | tuple[str, ...]) -
 # -- deciding ---------------------------------------------------------------------------
 
 
-def decide(state: GameState, seat: int, command: Any, rng: Rng | None = None) -> list[Event]:
+def decide(
+    state: GameState,
+    seat: int,
+    command: Any,
+    rng: Rng | None = None,
+    *,
+    legacy_abort: bool = False,
+) -> list[Event]:
     """The events that ``command`` by ``seat`` causes, or ``IllegalCommand``.
 
-    ``rng`` is needed only for commands that roll dice.
+    ``rng`` is needed only for commands that roll dice. ``legacy_abort`` applies the
+    abort rule of games made before the scheme hmac-sha256-v2 (see ``can_abort``); only
+    the record checker uses it, to check those games' logs.
     """
     command = parse_command(command)
     if seat not in SEATS:
@@ -85,7 +94,7 @@ def decide(state: GameState, seat: int, command: Any, rng: Rng | None = None) ->
         resigned = {"type": "game_ended", "reason": "resignation", "winner": other(seat)}
         return [{**resigned, "seat": seat}]
     if kind == "abort":
-        if not can_abort(state):
+        if not can_abort(state, legacy_abort=legacy_abort):
             raise IllegalCommand("cannot_abort")
         return [{"type": "game_ended", "reason": "aborted", "winner": None, "seat": seat}]
     if state.turn != seat:
@@ -181,8 +190,15 @@ _DECIDERS = {
 }
 
 
-def can_abort(state: GameState) -> bool:
-    """A game may be called off, without a result, until each player has made a move."""
+def can_abort(state: GameState, *, legacy_abort: bool = False) -> bool:
+    """Whether the game may be called off, without a result: never. A game is dealt as it
+    starts, so both players have seen the tavern and who starts, and calling it off would
+    throw away a deal one of them dislikes at no cost; leaving is resigning.
+
+    ``legacy_abort``: the old rule, kept to check the records of games made under it
+    (scheme hmac-sha256-v1, or no seeds at all): allowed until each player has moved."""
+    if not legacy_abort:
+        return False
     return not state.finished and not all(p.moved for p in state.players)
 
 
@@ -222,8 +238,6 @@ def legal_commands(state: GameState, seat: int) -> list[Command]:
             commands += [{"type": "place", "die": die} for die in (0, 1)]
             if not player.trick_used:
                 commands += _trick_commands(state, player)
-    if can_abort(state):
-        commands.append({"type": "abort"})
     commands.append({"type": "resign"})
     return commands
 

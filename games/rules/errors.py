@@ -21,7 +21,7 @@ CODES: dict[str, str] = {
     "wrong_half": "that trick card has no such half",
     "nation_not_held": "a wild sailor joins only a nationality the player already holds",
     "die_out_of_range": "a die cannot go below 1 or above 6",
-    "cannot_abort": "a game can be aborted only until each player has made a move",
+    "cannot_abort": "a dealt game cannot be called off; leaving it is resigning, so resign instead",
 }
 
 

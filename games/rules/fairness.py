@@ -6,10 +6,18 @@ players' seeds are known; each player adds a seed of their own; the stream is
 HMAC-SHA256 of the server seed over both players' seeds and a block counter. When the
 game is over the server seed is revealed, and anyone can derive everything again.
 
-The scheme ``hmac-sha256-v1``, exactly:
+Two schemes, named in each game's record; they differ only in the message of a block:
 
-- block ``n`` (0, 1, 2, …) is ``HMAC-SHA256(key=server_seed, msg=f"{seed_0}:{seed_1}:{n}")``;
-  the stream is the blocks one after the other, read as 4-byte big-endian unsigned
+- ``hmac-sha256-v2`` (``SCHEME``, the one new games use): block ``n`` (0, 1, 2, …) is
+  ``HMAC-SHA256(key=server_seed, msg=json.dumps([seed_0, seed_1, n]))`` in compact JSON
+  (no spaces, ASCII only), as JavaScript's ``JSON.stringify`` writes it for printable
+  seeds. Each seed is quoted and escaped, so no two pairs of seeds give one message;
+- ``hmac-sha256-v1`` (games before v2): ``msg=f"{seed_0}:{seed_1}:{n}"``. A colon inside
+  a seed makes this ambiguous: ("a:b", "c") and ("a", "b:c") give the same stream;
+
+and in both:
+
+- the stream is the blocks one after the other, read as 4-byte big-endian unsigned
   integers;
 - ``draw(k)`` takes the next integer ``u`` and returns ``u % k`` if
   ``u < 2**32 - (2**32 % k)``, else drops it and takes the next;
@@ -28,7 +36,7 @@ import re
 
 SCHEME_V1 = "hmac-sha256-v1"
 SCHEME_V2 = "hmac-sha256-v2"
-SCHEME = SCHEME_V2
+SCHEME = SCHEME_V2  # the scheme new games use
 SCHEMES = (SCHEME_V1, SCHEME_V2)
 SEED_BYTES = 32
 CLIENT_SEED_MAX = 64
@@ -48,17 +56,35 @@ def valid_client_seed(seed: object) -> bool:
     )
 
 
+def block_message(client_seeds: tuple[str, str] | list[str], n: int, scheme: str) -> bytes:
+    """The message block ``n`` is the HMAC of, under ``scheme``."""
+    if scheme == SCHEME_V2:
+        pair = [client_seeds[0], client_seeds[1], n]
+        return json.dumps(pair, separators=(",", ":"), ensure_ascii=True).encode()
+    if scheme == SCHEME_V1:
+        return f"{client_seeds[0]}:{client_seeds[1]}:{n}".encode()
+    raise ValueError(f"unknown fairness scheme {scheme!r}")
+
+
 class Stream:
     """The game's random stream from its seeds, resumable at any ``position`` (the number
     of 4-byte integers taken so far). It is an ``Rng`` for ``engine.new_game`` and
-    ``engine.decide``: ``shuffle`` and ``randint`` follow the scheme above."""
+    ``engine.decide``: ``shuffle`` and ``randint`` follow the scheme above. ``scheme`` is
+    the game's own (``SCHEME_V1`` or ``SCHEME_V2``); any other raises ``ValueError``."""
 
-    def __init__(self, server_seed: bytes, client_seeds, position=0, *, scheme: str):
+    def __init__(
+        self,
+        server_seed: bytes,
+        client_seeds: tuple[str, str] | list[str],
+        position=0,
+        *,
+        scheme: str,
+    ):
         if scheme not in SCHEMES:
-            raise ValueError(f"unknown scheme {scheme!r}")
+            raise ValueError(f"unknown fairness scheme {scheme!r}")
         self._key = bytes(server_seed)
         self._seeds = (client_seeds[0], client_seeds[1])
-        self._scheme = scheme
+        self.scheme = scheme
         self.position = position
         self._block_index = -1
         self._block = b""
@@ -66,10 +92,7 @@ class Stream:
     def _word(self) -> int:
         block, word = divmod(self.position, _WORDS_PER_BLOCK)
         if block != self._block_index:
-            if self._scheme == SCHEME_V1:
-                message = f"{self._seeds[0]}:{self._seeds[1]}:{block}".encode()
-            else:
-                message = json.dumps([*self._seeds, block], separators=(",", ":")).encode()
+            message = block_message(self._seeds, block, self.scheme)
             self._block = hmac.new(self._key, message, hashlib.sha256).digest()
             self._block_index = block
         self.position += 1
@@ -96,8 +119,8 @@ class Stream:
 
 
 def derive(server_seed: bytes, client_seeds, deck: list[str], dice: int, *, scheme: str):
-    """(deck order, first player, the first ``dice`` dice) the seeds give, from the
-    deck's cards in any order."""
+    """(deck order, first player, the first ``dice`` dice) the seeds give under
+    ``scheme``, from the deck's cards in any order."""
     stream = Stream(server_seed, client_seeds, scheme=scheme)
     order = list(deck)
     stream.shuffle(order)

@@ -17,12 +17,22 @@ entries with missing keys or values of the wrong type, unknown event types) is r
 with a sentence, never with an exception. ``Check.bad_seq`` names the first event that
 is malformed, illegal or not what the rules make of it.
 
-A record with a revealed ``fairness`` object (``docs/fairness.md``) is also held to its
-seeds: the commitment must be the SHA-256 of the server seed, and the deck, the first
-player and every die must be what the stream of the seeds gives (``check_fairness``).
+A record with a ``fairness`` object (``docs/fairness.md``) is also held to its seeds,
+under the scheme it names (hmac-sha256-v1 or hmac-sha256-v2): the server seed must be
+there (a finished game has revealed it) as 64 hex digits, the client seeds a pair of
+valid seeds, the commitment the SHA-256 of the server seed, and the deck, the first player
+and every die what the stream of the seeds gives (``check_fairness``). Only then is
+``Check.fair`` true. A record without a ``fairness`` object can still be legal, but its
+deck and dice are NOT verified, and the command line says so in a line of its own.
 
-From the command line (prints the replayed result and every problem; exits 1 on any
-problem, also for a file that cannot be read or is not JSON)::
+The abort rule depends on the record's scheme: a game of hmac-sha256-v2 cannot be
+aborted at all; a game made under the old rule (hmac-sha256-v1, or no fairness object)
+could be aborted until each player had moved.
+
+From the command line (prints the replayed result, every problem, whether the record is
+legal and whether its deck and dice are verified; exits 1 on any problem, also for a file
+that cannot be read or is not JSON, and 0 for a legal record even without fairness
+data)::
 
     python -m games.rules.records game-42.json
 """
@@ -54,6 +64,13 @@ class Check:
     # it. None when every event is sound, also when only the recorded result, the variant
     # or the record's format is wrong, or the log stops before the game ends.
     bad_seq: int | None = None
+    # Whether the deck, the first player and every die were checked against revealed
+    # seeds and found to be what they give. False for a record without fairness data.
+    fair: bool = False
+
+
+NOT_VERIFIED = "the deck and dice are NOT verified: the record has no fairness data"
+VERIFIED = "the deck and dice are verified: they are what the seeds give"
 
 
 def check_record(record: Any) -> Check:
@@ -85,10 +102,12 @@ def _check(record: Any) -> Check:
         found.append(numbering)
     malformed = _first_malformed(entries)
     end = malformed[0] if malformed else len(entries)
-    unfair = _fairness(record.get("fairness"), entries[:end])
+    fair = record.get("fairness")
+    unfair = _fairness(fair, entries[:end])
     if unfair is not None:
         found.append(unfair)
-    state, illegal = _derive([entry["event"] for entry in entries[:end]])
+    legacy_abort = fair is None or (isinstance(fair, dict) and fair.get("scheme") == V1)
+    state, illegal = _derive([entry["event"] for entry in entries[:end]], legacy_abort)
     if illegal is not None:
         index, sentence = illegal
         found.append((index, f"{_label(entries, index)}: {sentence}"))
@@ -122,7 +141,7 @@ def _check(record: Any) -> Check:
     variant = record.get("extra_wild")
     if variant is not None and not _same(variant, state.extra_wild):
         problems.append("the variant differs from the game's first event")
-    return Check(not problems, tuple(problems), replayed, bad_seq)
+    return Check(not problems, tuple(problems), replayed, bad_seq, fair=fair is not None)
 
 
 # -- the seeds (docs/fairness.md) ------------------------------------------------------
@@ -130,33 +149,51 @@ def _check(record: Any) -> Check:
 
 def check_fairness(record: dict) -> str | None:
     """Whether a record's deck, first player and dice are what its revealed seeds give:
-    None if they are (or nothing is revealed), else where they depart, in a sentence."""
+    None if they are, else why not, in a sentence (``NOT_VERIFIED`` for a record without
+    fairness data)."""
     try:
-        found = _fairness(record.get("fairness"), record["events"])
+        fair = record.get("fairness")
+        found = _fairness(fair, record["events"])
     except Exception as error:  # untrusted input: refuse in words, never raise
         return f"the record cannot be checked: {error!r}"
+    if found is None and fair is None:
+        return NOT_VERIFIED
     return None if found is None else found[1]
+
+
+V1 = fairness.SCHEME_V1
+_HEX = frozenset("0123456789abcdef")
 
 
 def _fairness(fair: Any, entries: list) -> tuple[int, str] | None:
     """Where the log departs from what the revealed seeds give: (index, sentence), with
-    index -1 for the seeds themselves; None when it does not, or nothing is revealed."""
+    index -1 for the fairness data itself; None when it does not, or there is none."""
     if fair is None:
         return None
-    if not isinstance(fair, dict) or fair.get("scheme") not in fairness.SCHEMES:
-        return -1, f"the fairness object is not of the scheme {fairness.SCHEME}"
+    if not isinstance(fair, dict):
+        return -1, "the fairness data is not an object"
+    scheme = fair.get("scheme")
+    if scheme not in fairness.SCHEMES:
+        known = " and ".join(fairness.SCHEMES)
+        return -1, f"the fairness scheme {scheme!r} is unknown (known: {known})"
     seed, seeds = fair.get("server_seed"), fair.get("client_seeds")
     if seed is None:
-        return None  # the game is not over: nothing to check yet
-    try:
-        key = bytes.fromhex(seed)
-    except (TypeError, ValueError):
-        return -1, "the server seed is not hexadecimal"
-    if not (isinstance(seeds, list) and len(seeds) == 2 and all(isinstance(s, str) for s in seeds)):
-        return -1, "client_seeds is not a list of two strings"
+        return -1, (
+            "the record has a commitment but no server seed, so its deck and dice cannot "
+            "be checked (a finished game reveals it)"
+        )
+    if not (isinstance(seed, str) and len(seed) == 2 * fairness.SEED_BYTES and set(seed) <= _HEX):
+        return -1, "the server seed is not 64 hexadecimal digits"
+    if not (
+        isinstance(seeds, list) and len(seeds) == 2 and all(map(fairness.valid_client_seed, seeds))
+    ):
+        return -1, (
+            "client_seeds is not a pair of valid seeds (0 to 64 printable ASCII characters each)"
+        )
+    key = bytes.fromhex(seed)
     if fairness.commitment(key) != fair.get("commitment"):
         return -1, "the commitment does not match the server seed"
-    stream = fairness.Stream(key, seeds, scheme=fair["scheme"])
+    stream = fairness.Stream(key, seeds, scheme=scheme)
     for index, entry in enumerate(entries):
         event = entry["event"]
         if event["type"] == "game_started":
@@ -361,17 +398,20 @@ class _LogRng:
         x[:] = self.deck
 
 
-def _derive(events: list[Event]) -> tuple[GameState | None, tuple[int, str] | None]:
+def _derive(
+    events: list[Event], legacy_abort: bool = False
+) -> tuple[GameState | None, tuple[int, str] | None]:
     """Fold ``events``, each made again by the engine; stop at the first one that fails.
 
     Returns the state reached and (index, sentence) of the failing event, or None. A log
     that stops inside the events of one command is only short, not illegal.
+    ``legacy_abort``: the game was made under the old abort rule (``engine.can_abort``).
     """
     state: GameState | None = None
     index = 0
     while index < len(events):
         try:
-            expected = _rebuild(state, events, index)
+            expected = _rebuild(state, events, index, legacy_abort)
         except _Refused as refused:
             return state, (refused.index, refused.reason)
         except IllegalCommand as error:
@@ -389,7 +429,9 @@ def _derive(events: list[Event]) -> tuple[GameState | None, tuple[int, str] | No
     return state, None
 
 
-def _rebuild(state: GameState | None, events: list[Event], index: int) -> list[Event]:
+def _rebuild(
+    state: GameState | None, events: list[Event], index: int, legacy_abort: bool = False
+) -> list[Event]:
     """The events the engine makes for the command, start or ending behind ``events[index]``."""
     event = events[index]
     kind = event["type"]
@@ -438,7 +480,7 @@ def _rebuild(state: GameState | None, events: list[Event], index: int) -> list[E
             rng = _LogRng(index + 1, dice)
     else:  # shanghai_called
         command = {"type": "shanghai"}
-    return decide(state, seat, command, rng)
+    return decide(state, seat, command, rng, legacy_abort=legacy_abort)
 
 
 def _die_placed(state: GameState, seat: Any, values: list[int], index: int) -> int:
@@ -504,6 +546,8 @@ def main(argv: list[str]) -> int:
     for problem in check.problems:
         print(f"problem: {problem}")
     print("the record is legal and consistent" if check.ok else "the record does NOT check out")
+    if check.ok:
+        print(VERIFIED if check.fair else NOT_VERIFIED)
     return 0 if check.ok else 1
 
 

@@ -31,7 +31,7 @@ class Player:
     wilds: tuple[tuple[str, str], ...] = ()  # (trick card id, nation) played as 2 Sailors
     tricks: tuple[str, ...] = ()  # trick cards in hand, not yet used
     trick_used: bool = False  # the captain is out: a trick was used this round
-    moved: bool = False  # has made a move in this game (abort is allowed until both have)
+    moved: bool = False  # has made a move (under the old abort rule: until both had)
 
     @property
     def placed(self) -> int:

@@ -501,7 +501,7 @@ export function recentHtml(game) {
   return `<details class="recent"><summary>${esc(t("recent"))}</summary><ol>${items.join("")}</ol></details>`;
 }
 
-// -- around the game: extra day, abort, rematch ------------------------------------------
+// -- around the game: extra day, rematch ------------------------------------------------
 
 export function extrasHtml(game, ui = {}) {
   const view = game.view;
@@ -510,9 +510,6 @@ export function extrasHtml(game, ui = {}) {
   const parts = [];
   if (game.clock.can_extend) {
     parts.push(`<button type="button" class="secondary" data-extend>${html("extras.extend", { name: raw(nameHtml(name)) })}</button>`);
-  }
-  if (view.legal.some((c) => c.type === "abort")) {
-    parts.push(`<button type="button" class="secondary" data-action="abort">${esc(t("extras.abort"))}</button>`);
   }
   const replayLabel = view.status === "active" ? t("extras.steps_so_far") : t("extras.replay");
   parts.push(`<a class="button secondary" href="/games/${game.id}/replay/">${esc(replayLabel)}</a>`);

@@ -307,8 +307,6 @@ root.addEventListener("click", (event) => {
     });
   } else if (data.action === "resign") {
     if (window.confirm(t("prompts.resign"))) send({ type: "resign" });
-  } else if (data.action === "abort") {
-    if (window.confirm(t("prompts.abort"))) send({ type: "abort" });
   } else if (data.action) {
     send({ type: data.action });
   } else if (data.oneAt) {

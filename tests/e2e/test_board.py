@@ -296,7 +296,7 @@ def test_a_dropped_connection_reconnects_and_catches_up(asgi_server, browser, ga
     context.close()
 
 
-def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser, game_between):
+def test_extra_day_no_abort_rematch_and_resign_from_the_board(asgi_server, browser, game_between):
     game, anna, bernd = game_between()
     pages, contexts = {}, []
     for user in (anna, bernd):
@@ -319,10 +319,13 @@ def test_extra_day_abort_rematch_and_resign_from_the_board(asgi_server, browser,
         page.wait_for_selector("text=one extra day given")
     assert pages[waiter].locator("[data-extend]").count() == 0
 
-    # Nobody has moved: either player may abort, and the game ends without a result.
-    pages[waiter].click('[data-action="abort"]')
+    # The game is dealt: no board offers to call it off; leaving is resigning.
     for page in pages.values():
-        page.wait_for_selector("text=Game aborted: no result.")
+        assert page.locator('[data-action="abort"]').count() == 0
+        assert page.locator('[data-action="resign"]').count() == 1
+    pages[waiter].click('[data-action="resign"]')
+    for page in pages.values():
+        page.wait_for_selector("text=(by resignation)")
 
     # A rematch: offered on one board, accepted with one click on the other.
     pages["anna"].click("[data-rematch]")

@@ -1,4 +1,4 @@
-"""Resign, abort and rematch through the API."""
+"""Resign, abort (refused: a dealt game cannot be called off) and rematch through the API."""
 
 import pytest
 
@@ -14,37 +14,29 @@ def command(client, game, cmd):
     return post(client, f"/api/games/{game.pk}/commands/", command_body(cmd, game.version))
 
 
-def test_abort_is_allowed_until_both_players_have_moved(game, clients):
-    name, client, other = on_turn(game, clients)
-    assert command(client, game, {"type": "roll"}).status_code == 200
-    response = command(clients[other], game, {"type": "abort"})
-    assert response.status_code == 200
-    body = response.json()
-    assert body["status"] == "aborted" and body["view"]["result"]["reason"] == "aborted"
-    assert body["view"]["result"]["winner"] is None
-    game.refresh_from_db()
-    assert game.status == "aborted" and game.winner is None
-    finished = clients[name].get("/api/games/?status=finished").json()["games"]
-    assert finished[0]["status"] == "aborted" and finished[0]["result"] is None
-
-
-def play_until_both_moved(game, clients):
-    for _ in range(10):
-        name, client, _ = on_turn(game, clients)
-        view = client.get(f"/api/games/{game.pk}/").json()["view"]
-        if not any(c["type"] == "abort" for c in view["legal"]):
-            return client
-        choice = next(c for c in view["legal"] if c["type"] in ("roll", "direction", "place"))
-        assert command(client, game, choice).status_code == 200
-    raise AssertionError("both players should have moved by now")
-
-
-def test_abort_is_refused_once_both_players_have_moved(game, clients):
-    client = play_until_both_moved(game, clients)
+def refused_abort(game, client):
     before = Game.objects.get(pk=game.pk).version
     response = command(client, game, {"type": "abort"})
-    assert response.status_code == 400 and response.json()["error"]["code"] == "cannot_abort"
-    assert Game.objects.get(pk=game.pk).version == before
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "cannot_abort" and "resign" in error["message"]
+    game.refresh_from_db()
+    assert game.version == before and game.status == Game.Status.ACTIVE
+
+
+def test_a_dealt_game_cannot_be_aborted_by_either_player(game, clients):
+    """The tavern and the start player are seen as the game starts: no free reshuffle."""
+    name, client, other = on_turn(game, clients)
+    for reader in (name, other):
+        view = clients[reader].get(f"/api/games/{game.pk}/").json()["view"]
+        assert {"type": "abort"} not in view["legal"]
+        refused_abort(game, clients[reader])
+    assert command(client, game, {"type": "roll"}).status_code == 200  # the dice are seen
+    for reader in (name, other):
+        refused_abort(game, clients[reader])
+    response = command(clients[other], game, {"type": "resign"})  # leaving is resigning
+    assert response.status_code == 200 and response.json()["status"] == "finished"
+    assert response.json()["view"]["result"]["reason"] == "resignation"
 
 
 def test_resigning_at_any_time_hands_the_win_to_the_opponent(game, clients):

@@ -13,7 +13,7 @@ from games.models import Event, Game
 from games.rules.scoring import score as final_score
 from games.services import endings
 
-from ..helpers.games import command_body, on_turn, play_on, post
+from ..helpers.games import abort_as_before, command_body, on_turn, play_on, post
 
 pytestmark = pytest.mark.django_db
 
@@ -190,7 +190,7 @@ def test_a_resignation_is_told_in_words(game, clients):
 
 def test_an_abort_is_told_in_words_without_a_score(game, clients):
     name, client, other = on_turn(game, clients)
-    command(client, game, {"type": "abort"})
+    abort_as_before(game)  # aborted games from before the rule stay
     for reader in (name, other):
         assert_in_words(clients[reader], game, "Game aborted: no result.")
         row = row_of(finished_page(clients[reader]), game)
@@ -201,7 +201,7 @@ def test_an_abort_is_told_in_words_without_a_score(game, clients):
 
 def test_a_game_aborted_before_play_has_no_score_table_in_the_page(game, clients):
     name, client, _ = on_turn(game, clients)
-    command(client, game, {"type": "abort"})
+    abort_as_before(game)  # aborted games from before the rule stay
     page = visible(finished_page(client))
     assert "Game aborted: no result." in page
     assert "Score" not in page and "0 : 0" not in page and "()" not in page

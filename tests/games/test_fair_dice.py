@@ -76,10 +76,8 @@ def test_a_whole_game_through_the_api_draws_from_its_seeds_and_its_export_verifi
     assert bernd.get(f"/api/games/{game_id}/").json()["fairness"] == revealed
     seed = bytes.fromhex(revealed["server_seed"])
     dice = rolled_dice(game)
-    seeds = ["Anna's dice: 7!", "b"]
-    deck, first, expected = fairness.derive(
-        seed, seeds, list(DECK), len(dice), scheme=revealed["scheme"]
-    )
+    seeds, scheme = ["Anna's dice: 7!", "b"], revealed["scheme"]
+    deck, first, expected = fairness.derive(seed, seeds, list(DECK), len(dice), scheme=scheme)
     started = game.events.get(seq=1).payload
     assert (started["deck"], started["first_player"], dice) == (deck, first, expected)
     assert check_record(export).ok

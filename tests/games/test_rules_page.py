@@ -29,6 +29,7 @@ SECTIONS = (
     "tricks",
     "scoring",
     "example-scoring",
+    "leaving",
     "variant",
     "first-game",
 )
@@ -233,3 +234,21 @@ def test_the_page_uses_the_boards_words_in_another_language(client):
         german = words.nation_name("chinese"), words.action_name("reroll")
     assert '<html lang="de">' in page
     assert all(word in text_of(page) for word in german)
+
+
+LEAVING = (
+    "Once the tavern is dealt both players have seen part of the deck; a game cannot be "
+    "called off after that, leaving is resigning."
+)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "it"])
+def test_the_page_says_a_dealt_game_cannot_be_called_off_in_each_language(client, language):
+    client.cookies["django_language"] = language
+    page = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    section = page.split('<section id="leaving"', 1)[1].split("</section>", 1)[0]
+    with translation.override(language):
+        rule = translation.gettext(LEAVING)
+    assert (rule == LEAVING) is (language == "en")
+    assert rule in text_of(section)
+    assert 'href="#leaving"' in page

@@ -92,3 +92,34 @@ def on_turn(game, clients):
     name = game.to_move.username
     other = "bernd" if name == "anna" else "anna"
     return name, clients[name], other
+
+
+def abort_as_before(game, seat: int | None = None):
+    """End an active game by an abort, as games from before the rule that a dealt game
+    cannot be called off could end (those games stay, aborted, with no result). The game
+    becomes one without seeds, whose records the old rule still checks; ``seat`` aborts
+    (the player on turn by default). Stored as the services store any ending."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from games import rules
+    from games.access import seating
+    from games.models import Game
+    from games.services import endings, game_log
+
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        state = game.rules_state()
+        seat = state.turn if seat is None else seat
+        events = rules.decide(state, seat, {"type": "abort"}, legacy_abort=True)
+        for event in events:
+            state = rules.evolve(state, event)
+        game.fair_seed, game.fair_commitment, game.client_seeds = "", "", []
+        players = seating(game).players
+        game_log.append_events(game, events, seat=seat)
+        change = game_log.store_state(game, state, players, timezone.now())
+        game.save()  # every field: the seeds too
+        if change.result_arrived:
+            endings.rate(game, players)
+    game.refresh_from_db()
+    return game

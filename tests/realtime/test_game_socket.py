@@ -177,6 +177,27 @@ async def test_the_player_not_on_turn_gets_the_engines_code(sockets, game, playe
     assert (await socket.receive_json_from(timeout=5))["code"] == "not_your_turn"
 
 
+async def test_an_abort_is_refused_with_cannot_abort_and_changes_nothing(sockets, game, players):
+    """The game is dealt as it starts: neither player may call it off, at any point."""
+    before = await current(game)
+    for name in ("anna", "bernd"):
+        socket, start = await connected(sockets, game, players[name])
+        assert {"type": "abort"} not in start["game"]["view"]["legal"]
+        await socket.send_json_to(
+            {
+                "type": "command",
+                "command": {"type": "abort"},
+                "expected_version": start["version"],
+                "client_id": f"abort-{name}",
+            }
+        )
+        error = check(await socket.receive_json_from(timeout=5))
+        assert error["type"] == "error" and error["code"] == "cannot_abort"
+        assert "resign" in error["message"]
+        assert await socket.receive_nothing()
+    assert await current(game) == before
+
+
 async def test_more_than_20_commands_a_second_are_rate_limited(sockets, game, players):
     _, other = await mover(game, players)
     socket, start = await connected(sockets, game, players[other])

@@ -1,6 +1,6 @@
-"""The scheme hmac-sha256-v1 (games.rules.fairness) against docs/fairness.md: its test
-vectors, its rejection sampling, the shuffle, and the stand-alone verifier, run on whole
-games played with the stream."""
+"""The schemes hmac-sha256-v2 and hmac-sha256-v1 (games.rules.fairness) against
+docs/fairness.md: their test vectors, the rejection sampling, the shuffle, and the
+stand-alone verifier, run on whole games played with the stream."""
 
 from __future__ import annotations
 
@@ -35,43 +35,113 @@ def documented_vectors() -> list[dict]:
     return [json.loads(block) for block in blocks]
 
 
+def documented_headings() -> list[str]:
+    """The ``###`` heading above each vector, in the order of the vectors."""
+    text, headings = section("Test vectors"), []
+    for part in re.split(r"^### ", text, flags=re.M)[1:]:
+        title = part.split("\n", 1)[0]
+        headings += [title] * len(re.findall(r"^```json$", part, re.M))
+    return headings
+
+
 def documented_verifier() -> str:
     return re.search(r"^```python\n(.*?)^```$", section("The verifier"), re.S | re.M).group(1)
 
 
-def words_of_block(key: bytes, seeds, n: int) -> list[int]:
+def words_of_block(key: bytes, seeds, n: int, scheme: str = fairness.SCHEME_V1) -> list[int]:
     """Block ``n`` of the stream cut into its 8 words, straight from the definition."""
-    block = hmac.new(key, f"{seeds[0]}:{seeds[1]}:{n}".encode(), hashlib.sha256).digest()
+    if scheme == fairness.SCHEME_V1:
+        message = f"{seeds[0]}:{seeds[1]}:{n}".encode()
+    else:
+        message = json.dumps([seeds[0], seeds[1], n], separators=(",", ":")).encode()
+    block = hmac.new(key, message, hashlib.sha256).digest()
     return [int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4)]
 
 
 # -- the test vectors ---------------------------------------------------------------------
 
 
-def test_the_docs_give_at_least_three_vectors_with_the_required_seeds():
-    vectors = documented_vectors()
+@pytest.mark.parametrize("scheme", fairness.SCHEMES)
+def test_the_docs_give_at_least_three_vectors_of_each_scheme_with_the_required_seeds(scheme):
+    vectors = [v for v in documented_vectors() if v["scheme"] == scheme]
     assert len(vectors) >= 3
     seeds = [tuple(v["client_seeds"]) for v in vectors]
-    assert ("", "") in seeds
+    assert ("", "") in seeds and ("anna", "bernd") in seeds
     assert any(" " in s and re.search(r"[^\w ]", s) for pair in seeds for s in pair)
-    for vector in vectors:
+    for vector in documented_vectors():
         assert all(fairness.valid_client_seed(s) for s in vector["client_seeds"])
         assert len(bytes.fromhex(vector["server_seed"])) == fairness.SEED_BYTES
         assert len(vector["first_8_words"]) == 8
         assert len(vector["first_10_cards"]) == len(vector["first_10_dice"]) == 10
 
 
-@pytest.mark.parametrize("index", range(3))
+def test_the_three_v1_vectors_of_old_are_kept_and_labelled_v1():
+    """The vectors published for hmac-sha256-v1 before v2 existed, word for word."""
+    old = {
+        ("anna", "bernd"): "ce3676c9",
+        ("", ""): "3727d721",
+        ("Ahoy, captain! 7:3", " fair winds; 100% {sure} "): "92d3ca12",
+    }
+    found = {}
+    for vector, heading in zip(documented_vectors(), documented_headings(), strict=True):
+        assert f"(v{vector['scheme'][-1]})" in heading or "Vectors 4 to 7" in heading, heading
+        if vector["scheme"] == fairness.SCHEME_V1 and tuple(vector["client_seeds"]) in old:
+            found[tuple(vector["client_seeds"])] = vector["first_8_words"][0]
+    assert found == old
+
+
+def test_the_ambiguity_of_v1_is_shown_and_gone_in_v2():
+    pairs = (["a:b", "c"], ["a", "b:c"])
+    by = {(v["scheme"], tuple(v["client_seeds"])): v for v in documented_vectors()}
+    v1 = [by[fairness.SCHEME_V1, tuple(pair)] for pair in pairs]
+    v2 = [by[fairness.SCHEME_V2, tuple(pair)] for pair in pairs]
+    assert v1[0]["server_seed"] == v1[1]["server_seed"] == v2[0]["server_seed"]
+    same = ("first_8_words", "first_10_cards", "first_10_dice")
+    assert all(v1[0][key] == v1[1][key] for key in same)
+    assert all(v2[0][key] != v2[1][key] for key in same)
+    key = bytes.fromhex(v1[0]["server_seed"])
+    streams = {
+        scheme: [fairness.Stream(key, pair, scheme=scheme) for pair in pairs]
+        for scheme in fairness.SCHEMES
+    }
+    for scheme, (one, other) in streams.items():
+        words = [one.draw(2**32) for _ in range(64)], [other.draw(2**32) for _ in range(64)]
+        assert (words[0] == words[1]) is (scheme == fairness.SCHEME_V1)
+
+
+def test_an_unknown_scheme_is_refused():
+    for scheme in ("hmac-sha256-v3", "", None, "HMAC-SHA256-V2"):
+        with pytest.raises(ValueError):
+            fairness.Stream(b"k", ("", ""), scheme=scheme)
+        with pytest.raises(ValueError):
+            fairness.derive(b"k", ("", ""), list(DECK), 1, scheme=scheme)
+    assert fairness.SCHEME == fairness.SCHEME_V2 == "hmac-sha256-v2"
+    assert fairness.SCHEMES == ("hmac-sha256-v1", "hmac-sha256-v2")
+
+
+def test_the_v2_message_is_what_javascript_writes_for_printable_seeds():
+    seeds = ('Ahoy, "captain"! 7:3', " \\ ~ ")
+    message = fairness.block_message(seeds, 12, fairness.SCHEME_V2)
+    assert message == b'["Ahoy, \\"captain\\"! 7:3"," \\\\ ~ ",12]'
+    assert json.loads(message) == [*seeds, 12]
+    assert fairness.block_message(("a", "b"), 0, fairness.SCHEME_V1) == b"a:b:0"
+
+
+@pytest.mark.parametrize("index", range(10))
 def test_a_documented_vector_is_what_the_code_computes(index):
     vector = documented_vectors()[index]
-    key, seeds = bytes.fromhex(vector["server_seed"]), vector["client_seeds"]
+    key, seeds, scheme = (
+        bytes.fromhex(vector["server_seed"]),
+        vector["client_seeds"],
+        vector["scheme"],
+    )
     assert fairness.commitment(key) == vector["commitment"]
     assert hashlib.sha256(key).hexdigest() == vector["commitment"]
     words = [int(word, 16) for word in vector["first_8_words"]]
-    assert words == words_of_block(key, seeds, 0)
-    stream = fairness.Stream(key, seeds)
+    assert words == words_of_block(key, seeds, 0, scheme)
+    stream = fairness.Stream(key, seeds, scheme=scheme)
     assert [stream.draw(2**32) for _ in range(8)] == words  # k = 2**32 never rejects
-    deck, first_player, dice = fairness.derive(key, seeds, list(DECK), 10)
+    deck, first_player, dice = fairness.derive(key, seeds, list(DECK), 10, scheme=scheme)
     assert deck[:10] == vector["first_10_cards"]
     assert first_player == vector["first_player"]
     assert dice == vector["first_10_dice"]
@@ -79,9 +149,10 @@ def test_a_documented_vector_is_what_the_code_computes(index):
 
 def test_every_vector_follows_the_documented_order_of_draws():
     """The deck, then the first player, then the dice, from one stream, in that order."""
+    assert len(documented_vectors()) == 10
     for vector in documented_vectors():
         key, seeds = bytes.fromhex(vector["server_seed"]), vector["client_seeds"]
-        stream = fairness.Stream(key, seeds)
+        stream = fairness.Stream(key, seeds, scheme=vector["scheme"])
         deck = sorted(DECK)
         for i in range(47, 0, -1):
             j = stream.draw(i + 1)
@@ -98,6 +169,7 @@ def test_every_vector_follows_the_documented_order_of_draws():
 # draw(k) there must drop it and take the next.
 REJECTED_KEY = bytes(range(32))
 REJECTED_SEEDS = ("anna", "bernd")
+REJECTED_ARGS = (REJECTED_KEY, REJECTED_SEEDS)
 REJECTED = [(48, 83065831), (48, 436346996), (6, 1978211984)]
 
 
@@ -105,7 +177,7 @@ class ScriptedWords(fairness.Stream):
     """A stream whose words are given, to reach the rare rejected ones at will."""
 
     def __init__(self, *words: int):
-        super().__init__(b"", ("", ""))
+        super().__init__(b"", ("", ""), scheme=fairness.SCHEME)
         self.words = list(words)
 
     def _word(self) -> int:
@@ -122,12 +194,13 @@ def test_draw_drops_a_word_at_or_above_the_last_multiple_of_k(k, position):
     limit = 2**32 - 2**32 % k
     assert word >= limit > after
     # k = 2**32 keeps every word: the stream at that position really holds it
-    assert fairness.Stream(REJECTED_KEY, REJECTED_SEEDS, position=position).draw(2**32) == word
-    stream = fairness.Stream(REJECTED_KEY, REJECTED_SEEDS, position=position)
+    v1 = fairness.SCHEME_V1  # the words were found in v1's stream
+    assert fairness.Stream(*REJECTED_ARGS, position=position, scheme=v1).draw(2**32) == word
+    stream = fairness.Stream(*REJECTED_ARGS, position=position, scheme=v1)
     assert stream.draw(k) == after % k
     assert stream.position == position + 2  # the rejected word was taken and skipped
     if k == 6:  # as a die: the roll the engine asks for skips it the same way
-        stream = fairness.Stream(REJECTED_KEY, REJECTED_SEEDS, position=position)
+        stream = fairness.Stream(*REJECTED_ARGS, position=position, scheme=v1)
         assert stream.randint(1, 6) == after % 6 + 1 and stream.position == position + 2
 
 
@@ -146,14 +219,14 @@ def test_the_shuffle_of_the_sorted_deck_is_a_permutation_of_the_48_cards():
     orders = set()
     for n in range(20):
         key = hashlib.sha256(b"deck %d" % n).digest()
-        stream = fairness.Stream(key, (str(n), ""))
+        stream = fairness.Stream(key, (str(n), ""), scheme=fairness.SCHEME)
         deck = list(DECK)
         stream.shuffle(deck)
         assert len(deck) == 48 and sorted(deck) == sorted(DECK) and set(deck) == set(DECK)
         assert stream.position >= 47
         # the shuffle starts from the sorted cards, whatever order it is handed
         again = list(reversed(DECK))
-        fairness.Stream(key, (str(n), "")).shuffle(again)
+        fairness.Stream(key, (str(n), ""), scheme=fairness.SCHEME).shuffle(again)
         assert again == deck
         orders.add(tuple(deck))
     assert len(orders) == 20
@@ -165,7 +238,10 @@ def test_the_shuffle_of_the_sorted_deck_is_a_permutation_of_the_48_cards():
 def test_the_verifier_in_the_docs_is_the_static_file_byte_for_byte():
     source = VERIFIER.read_bytes()
     assert documented_verifier().encode() == source
-    assert source.endswith(b"\n") and len(source.splitlines()) <= 30
+    lines = len(source.splitlines())
+    assert source.endswith(b"\n") and lines <= 80
+    intro = DOC.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    assert f"a verifier\nof {lines} lines" in intro or f"a verifier of {lines} lines" in intro
 
 
 def test_the_verifier_uses_nothing_beyond_four_standard_modules():
@@ -178,10 +254,14 @@ CLIENT_SEEDS = ["Ahoy, captain! 7:3", " x "]
 
 
 def play_record(
-    choices: int, client_seeds=CLIENT_SEEDS, extra_wild=False, stream_class=fairness.Stream
+    choices: int,
+    client_seeds=CLIENT_SEEDS,
+    extra_wild=False,
+    stream_class=fairness.Stream,
+    scheme=fairness.SCHEME,
 ) -> dict:
     """A whole game played by random players, every random outcome from the stream."""
-    stream = stream_class(SERVER_SEED, client_seeds)
+    stream = stream_class(SERVER_SEED, client_seeds, scheme=scheme)
     chooser = random.Random(choices)
     state, log = new_game(stream, extra_wild=extra_wild)
     log = list(log)
@@ -197,7 +277,7 @@ def play_record(
         "extra_wild": extra_wild,
         "events": [{"seq": seq, "event": event} for seq, event in enumerate(log, start=1)],
         "fairness": {
-            "scheme": fairness.SCHEME,
+            "scheme": scheme,
             "commitment": fairness.commitment(SERVER_SEED),
             "server_seed": SERVER_SEED.hex(),
             "client_seeds": list(client_seeds),
@@ -246,6 +326,23 @@ def test_the_variant_and_empty_seeds_verify_too(tmp_path):
     played = play_record(7, client_seeds=["", ""], extra_wild=True)
     assert played["events"][0]["event"]["extra_wild"] is True
     assert verify(played, tmp_path) == (0, "verified fair")
+
+
+def test_a_v1_game_verifies_under_v1_and_not_under_v2(tmp_path):
+    played = play_record(5, scheme=fairness.SCHEME_V1)
+    assert verify(played, tmp_path) == (0, "verified fair")
+    played["fairness"]["scheme"] = fairness.SCHEME_V2
+    status, said = verify(played, tmp_path)
+    assert status == 1 and said.startswith("the deck differs from the seeds at position ")
+
+
+def test_the_verifier_tells_the_colon_seeds_apart_under_v2_only(tmp_path):
+    """("a:b", "c") and ("a", "b:c"): one record verifies with both pairs under v1."""
+    for scheme, both in ((fairness.SCHEME_V1, True), (fairness.SCHEME_V2, False)):
+        played = play_record(2, client_seeds=["a:b", "c"], scheme=scheme)
+        assert verify(played, tmp_path) == (0, "verified fair")
+        played["fairness"]["client_seeds"] = ["a", "b:c"]
+        assert (verify(played, tmp_path) == (0, "verified fair")) is both
 
 
 def test_a_changed_die_is_named_by_its_event_and_die(record, tmp_path):
@@ -317,7 +414,8 @@ def test_other_client_seeds_do_not_give_the_game(record, tmp_path):
 def test_a_game_not_over_has_no_server_seed_to_check(record, tmp_path):
     forged = copy.deepcopy(record)
     del forged["fairness"]["server_seed"]
-    assert verify(forged, tmp_path) == (1, "no server seed: the game is not over")
+    expected = "no server seed: the game is not over, the deck and dice are NOT verified"
+    assert verify(forged, tmp_path) == (1, expected)
 
 
 class FirstWordHighest(fairness.Stream):
@@ -334,7 +432,7 @@ import hmac, runpy, sys
 real = hmac.digest
 def digest(key, message, name):
     block = real(key, message, name)
-    return b"\\xff" * 4 + block[4:] if message.endswith(b":0") else block
+    return b"\\xff" * 4 + block[4:] if message.endswith(b",0]") else block
 hmac.digest = digest
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")

@@ -106,12 +106,14 @@ def test_a_resigned_game_checks():
     assert check.replayed["winner"] == 0
 
 
-def test_an_aborted_game_checks():
+def test_an_aborted_game_of_the_old_rule_checks():
+    """A record without fairness data was made under the old rule: abort until both moved."""
     state, log = play(4, moves=1)
-    assert can_abort(state)
-    state, log = end(state, log, decide(state, 0, {"type": "abort"}))
+    assert can_abort(state, legacy_abort=True) and not can_abort(state)
+    state, log = end(state, log, decide(state, 0, {"type": "abort"}, legacy_abort=True))
     check = check_record(record_of(state, log))
     assert check.ok and check.replayed == {"reason": "aborted", "winner": None, "scores": [0, 0]}
+    assert not check.fair
 
 
 @pytest.mark.parametrize(
@@ -315,7 +317,7 @@ def test_a_resignation_for_the_wrong_player_is_refused():
 
 def test_an_abort_after_both_players_moved_is_refused():
     state, log = play(4, moves=30)
-    assert not can_abort(state)
+    assert not can_abort(state, legacy_abort=True)
     forged = {"type": "game_ended", "reason": "aborted", "winner": None, "seat": 0}
     record = record_of(*end(state, log, [forged]))
     problem = refused_at(record, len(log) + 1)
@@ -419,7 +421,10 @@ def test_the_command_line_accepts_an_honest_record(tmp_path):
     path.write_text(json.dumps(honest(15)))
     out = run_cli(path)
     assert out.returncode == 0, out
-    assert out.stdout.decode().splitlines()[-1] == "the record is legal and consistent"
+    assert out.stdout.decode().splitlines()[-2:] == [
+        "the record is legal and consistent",
+        "the deck and dice are NOT verified: the record has no fairness data",
+    ]
 
 
 @pytest.mark.parametrize(

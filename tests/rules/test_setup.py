@@ -32,7 +32,6 @@ def test_the_start_player_is_on_turn_and_must_roll():
     assert state.turn == state.start_player
     assert player_view(state, state.start_player)["legal"] == [
         {"type": "roll"},
-        {"type": "abort"},
         {"type": "resign"},
     ]
 

@@ -97,7 +97,7 @@ def test_shanghai_needs_two_of_ones_own_dice_placed_this_round():
 def test_rolling_needs_two_dice_so_with_one_or_none_left_shanghai_is_forced(placed):
     state = _round_with(placed, 0)
     refused(state, 0, {"type": "roll"}, "must_shanghai")
-    assert legal_commands(state, 0) == [{"type": "shanghai"}, {"type": "abort"}, {"type": "resign"}]
+    assert legal_commands(state, 0) == [{"type": "shanghai"}, {"type": "resign"}]
 
 
 def test_with_two_dice_left_rolling_is_still_allowed():
@@ -143,16 +143,34 @@ def test_either_player_may_resign_at_any_time_and_the_other_wins(seat):
     refused(state, seat, {"type": "resign"}, "game_over")
 
 
-def test_either_player_may_abort_until_both_have_made_a_move():
+def test_a_dealt_game_cannot_be_aborted_leaving_is_resigning():
+    """The game is dealt as it starts: both players see the tavern and who starts."""
     state = start(first_player=0)
-    assert {"type": "abort"} in legal_commands(state, 1)
+    for seat in (0, 1):
+        assert {"type": "abort"} not in legal_commands(state, seat)
+        refused(state, seat, {"type": "abort"}, "cannot_abort")
+    with pytest.raises(IllegalCommand) as refusal:
+        decide(state, 1, {"type": "abort"})
+    assert "resign" in refusal.value.message and "called off" in refusal.value.message
+    state = roll(state, 0, 1, 2)  # the first dice are seen too
+    for seat in (0, 1):
+        assert {"type": "abort"} not in legal_commands(state, seat)
+        refused(state, seat, {"type": "abort"}, "cannot_abort")
+    assert act(state, 1, {"type": "resign"}).result.winner == 0
+
+
+def test_the_old_abort_rule_holds_only_when_asked_for_until_both_have_moved():
+    """Games made before the rule: abort allowed until each player has moved."""
+    state = start(first_player=0)
+    old = {"legacy_abort": True}
+    assert decide(state, 1, {"type": "abort"}, **old)[0]["reason"] == "aborted"
     state = place(act(roll(state, 0, 1, 2), 0, {"type": "direction", "one_at": "left"}), 0)
-    assert {"type": "abort"} in legal_commands(state, 0)  # blue has not moved yet
-    aborted = act(state, 1, {"type": "abort"})
-    assert aborted.result.reason == "aborted" and aborted.result.winner is None
+    ended = decide(state, 1, {"type": "abort"}, **old)  # blue has not moved yet
+    assert ended == [{"type": "game_ended", "reason": "aborted", "winner": None, "seat": 1}]
     state = roll(state, 1, 3, 4)  # now both have moved
-    assert {"type": "abort"} not in legal_commands(state, 0)
-    refused(state, 0, {"type": "abort"}, "cannot_abort")
+    with pytest.raises(IllegalCommand) as refusal:
+        decide(state, 0, {"type": "abort"}, **old)
+    assert refusal.value.code == "cannot_abort"
 
 
 @pytest.mark.parametrize(

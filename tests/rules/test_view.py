@@ -58,7 +58,7 @@ def test_numbers_show_only_once_the_direction_is_set():
 def test_legal_is_the_viewers_own_legal_commands():
     state = roll(start(), 0, 1, 2)
     assert player_view(state, 0)["legal"] == legal_commands(state, 0)
-    assert player_view(state, 1)["legal"] == [{"type": "abort"}, {"type": "resign"}]
+    assert player_view(state, 1)["legal"] == [{"type": "resign"}]
 
 
 def test_the_deck_order_never_shows():

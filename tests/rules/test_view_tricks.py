@@ -42,7 +42,6 @@ def games(seeds, trick_rate=0.5):
         while not state.finished:
             seat = state.turn
             legal = [c for c in rules.legal_commands(state, seat) if c["type"] != "resign"]
-            legal = [c for c in legal if c["type"] != "abort"]
             tricks = [c for c in legal if c["type"] == "trick"]
             command = rng.choice(tricks if tricks and rng.random() < trick_rate else legal)
             events = rules.decide(state, seat, command, rng)
