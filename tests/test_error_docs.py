@@ -46,6 +46,7 @@ def raised_codes() -> set[tuple[str, int]]:
         ("rate_limited", 429),
         ("server_error", 500),
         ("database_unavailable", 503),  # shanghaien.lib.outage
+        ("commitment_changed", 409),  # games.services.commitments.CommitmentChanged
     }
     return pairs - ADMIN_ONLY
 

@@ -76,7 +76,8 @@ def test_a_rematch_is_a_new_invitation_with_the_same_options(players, clients):
     again = post(clients["bernd"], f"/api/games/{game_id}/rematch/")
     assert again.status_code == 409 and again.json()["error"]["code"] == "rematch_offered"
     seen = clients["bernd"].get(f"/api/games/{game_id}/").json()["rematch"]
-    assert seen == {"invitation": rematch["id"], "by": "opponent", "status": "open", "game": None}
+    offered = {"invitation": rematch["id"], "by": "opponent", "status": "open", "game": None}
+    assert seen == {**offered, "commitment": rematch["commitment"]}
     accepted = post(clients["bernd"], f"/api/invitations/{rematch['id']}/accept/")
     new_game = Game.objects.get(pk=accepted.json()["game"])
     assert new_game.extra_wild and new_game.days_per_move == 7
