@@ -18,7 +18,7 @@ from .. import broadcast, rules
 from ..access import access_game
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
 from ..rules import fairness
-from . import game_log, notify
+from . import game_log, limits, notify
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -101,9 +101,7 @@ def do_invite(
     fields = check_invitation(user, to, extra_wild, days_per_move, message, rated, client_seed)
     with transaction.atomic():
         _check_sender(user)
-        INVITATIONS_PER_HOUR.hit(user.pk)
-        if fields["to_user"] is not None:
-            INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
+        limits.starting(user, fields["to_user"])
         seed = fields.pop("client_seed")
         invitation = Invitation.objects.create(from_user=user, **fields, **fair_fields(seed))
         if invitation.to_user is not None and invitation.to_user.is_bot:
@@ -249,6 +247,7 @@ def do_rematch(game_id, user, client_seed="") -> Invitation:
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
         _check_sender(user)
+        limits.starting(user, opponent)
         invitation = Invitation.objects.create(
             from_user=user,
             to_user=opponent,
