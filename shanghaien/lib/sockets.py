@@ -39,12 +39,11 @@ FRAMES = (20, 60)
 NOT_AUTHENTICATED = 4401
 NOT_FOUND = 4404
 # Sent after an error frame ``too_many_sockets`` that says why: the account has
-# SOCKETS_PER_ACCOUNT sockets open already. Clients do not reconnect on it by themselves.
+# settings.SOCKETS_PER_ACCOUNT sockets open already. Clients do not reconnect on it by themselves.
 TOO_MANY_SOCKETS = 4429
 
 # The sockets one account may have open at once, over every server process (its lobby
-# and board in each window or tab, and the games it watches).
-SOCKETS_PER_ACCOUNT = 20
+# and board in each window or tab, and the games it watches), are settings.SOCKETS_PER_ACCOUNT.
 # Each counts as a lease in the shared cache, renewed every SLOT_RENEW_SECONDS by the
 # process that holds it: one that stops without closing its sockets (killed, crashed)
 # leaves leases that lapse after SLOT_LEASE_SECONDS, as presence.SOCKET_LEASE does.
@@ -80,8 +79,8 @@ def database_sync_to_async(func):
 
 
 class SocketSlots:
-    """The places of each account's open sockets: SOCKETS_PER_ACCOUNT cache keys per
-    account (``sockets:<user id>:<n>``), each written only where none is (``cache.add``,
+    """The places of each account's open sockets: ``settings.SOCKETS_PER_ACCOUNT`` cache
+    keys per account (``sockets:<user id>:<n>``), each written only where none is (``cache.add``,
     an atomic SET NX in Redis), so that every process counts against the same places and
     two handshakes at once never take the same one. A key holds its socket's token and
     lives for SLOT_LEASE_SECONDS; this process renews the keys of its open sockets
@@ -95,7 +94,7 @@ class SocketSlots:
 
     @staticmethod
     def keys(user_id: int) -> list[str]:
-        return [f"sockets:{user_id}:{n}" for n in range(SOCKETS_PER_ACCOUNT)]
+        return [f"sockets:{user_id}:{n}" for n in range(settings.SOCKETS_PER_ACCOUNT)]
 
     def take(self, user_id: int) -> str | None:
         """A free place of the account's, now held by a new socket (its key); None if
@@ -186,7 +185,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         message = _(
             "You have %(n)d connections to the site open (windows, tabs, devices): close "
             "some of them, then reload this page."
-        ) % {"n": SOCKETS_PER_ACCOUNT}
+        ) % {"n": settings.SOCKETS_PER_ACCOUNT}
         await self.send_error("too_many_sockets", message)
         await self.close(code=TOO_MANY_SOCKETS)
         return False

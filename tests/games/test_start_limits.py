@@ -127,9 +127,6 @@ def test_the_hourly_count_is_one_across_the_lobby_the_api_and_the_rematch(client
         paths += 1
     assert_refused(rematch(anna, game_id), HOUR)
     assert anna.post("/play/computer/", {"level": "deckhand"}).status_code == 429
-    # the next hour has room again
-    with time_machine.travel(NOW + dt.timedelta(hours=1), tick=False):
-        assert rematch(anna, game_id).status_code == 201
 
 
 def test_a_few_games_against_the_computer_at_once_on_every_path(clients, bot_name):
