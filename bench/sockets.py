@@ -94,12 +94,13 @@ class Daphne(Server):
         if backlog is not None:
             listen = ["-e", f"tcp:port={port}:interface=127.0.0.1:backlog={backlog}"]
         self.command = [*options, *listen]
+        url = f"http://127.0.0.1:{port}"
         environment = {
             **os.environ,
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SITE_URL": url,  # the boards' sockets come from the site's own origin
         }
         log.parent.mkdir(parents=True, exist_ok=True)
-        url = f"http://127.0.0.1:{port}"
         with open(log, "wb") as sink:
             process = subprocess.Popen(
                 [sys.executable, "-m", "daphne", *self.command, "bench.asgi:application"],

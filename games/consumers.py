@@ -94,6 +94,8 @@ class GameConsumer(JsonProtocolConsumer):
         seating = await self._seating() if self.game_id else None
         if seating is None:
             return await self.close(code=NOT_FOUND)
+        if not await self.take_place(self.user):
+            return
         self.seat = seating.seat
         self.kind = WATCHER if self.seat is None else self.seat  # which frame this socket gets
         self.viewer_id = seating.me.pk  # whose "me" the chat lines are told from
@@ -283,6 +285,8 @@ class LobbyConsumer(JsonProtocolConsumer):
         self.user = self.scope["user"]
         if not self.user.is_authenticated:
             return await self.close(code=NOT_AUTHENTICATED)
+        if not await self.take_place(self.user):
+            return
         self.group = user_group(self.user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()

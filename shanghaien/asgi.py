@@ -10,21 +10,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shanghaien.settings")
 django_asgi_app = get_asgi_application()  # sets Django up before the consumers are imported
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from prometheus_client import REGISTRY  # noqa: E402
 
 from games.backlog import BacklogCollector  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from shanghaien.lib.access_log import AccessLog  # noqa: E402
 from shanghaien.lib.metrics import Exposition  # noqa: E402
-from shanghaien.lib.sockets import SessionUser  # noqa: E402
+from shanghaien.lib.sockets import SessionUser, SiteOriginValidator  # noqa: E402
 
 
 def websocket_application(more_routes=()):
     """The websocket side: the site's routes (and ``more_routes``), behind the access
-    log, the origin check and the session login (read once, as the socket connects)."""
+    log, the origin check (the site's own origins only: ``SiteOriginValidator``) and the
+    session login (read once, as the socket connects)."""
     routes = [*websocket_urlpatterns, *more_routes]
-    return AccessLog(AllowedHostsOriginValidator(SessionUser(URLRouter(routes))))
+    return AccessLog(SiteOriginValidator(SessionUser(URLRouter(routes))))
 
 
 # The process's own series (requests, sockets, moves) and the backlog read from the

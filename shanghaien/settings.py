@@ -22,6 +22,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
     DJANGO_BEHIND_PROXY   1: trust X-Forwarded-Proto and the proxy's X-Forwarded-For entry
     RATE_LIMIT_LOGIN_FAILED, RATE_LIMIT_LOGIN, RATE_LIMIT_SIGNUP, RATE_LIMIT_RESET_PASSWORD,
     RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
+    SOCKETS_PER_ACCOUNT   the websockets one account may hold open at once, over every
+                          process (docs/protocol.md); default 20
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
     BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
     VAPID_PRIVATE_KEY     the push notifications' signing key (manage.py vapid_keys makes
@@ -336,6 +338,10 @@ PUSH_SERVICE_HOSTS = env.list(
 PUSH_ALLOW_LOCAL_ENDPOINTS = DEBUG
 # The scheme of the links in allauth's emails (confirmation, password reset).
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "http"
+
+# The websockets one account may hold open at once (shanghaien/lib/sockets.py, read at
+# each handshake).
+SOCKETS_PER_ACCOUNT = env.int("SOCKETS_PER_ACCOUNT", default=20)
 
 # The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
 BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)

@@ -11,7 +11,7 @@ from django.test import Client
 
 from .helpers.clock import START
 from .helpers.db import uses_postgres
-from .helpers.sockets import ORIGIN, communicator, session_cookie
+from .helpers.sockets import communicator, session_cookie
 
 # Servers and scripts that tests start share this process's key (sessions made here must
 # hold there); outside a test run, settings refuse to start without one.
@@ -186,7 +186,7 @@ async def sockets(cookies):
     """Opens sockets as the players; every socket is closed when the test ends."""
     opened = []
 
-    async def open_socket(path, user=None, origin=ORIGIN):
+    async def open_socket(path, user=None, origin=None):
         socket = communicator(path, cookies[user.username] if user else None, origin)
         connected, code = await socket.connect()
         opened.append(socket)

@@ -87,6 +87,10 @@ def start_server(
         try:
             for _ in range(count):
                 chosen = port or free_port()
+                url = f"http://127.0.0.1:{chosen}"
+                # the site's own origin is its address (a browser's sockets come from it),
+                # unless the caller says otherwise
+                own = {"SITE_URL": url} if "SITE_URL" not in (env or {}) else {}
                 # --verbosity 0 as in production: no access lines of Daphne's own (the
                 # site's access log writes them) and Twisted's log discarded
                 command = [sys.executable, "-m", "daphne", "--verbosity", "0"]
@@ -95,12 +99,12 @@ def start_server(
                     subprocess.Popen(
                         [*command, app],
                         cwd=ROOT,
-                        env=environment,
+                        env={**environment, **own},
                         stdout=sink,
                         stderr=subprocess.STDOUT,
                     )
                 )
-                urls.append(f"http://127.0.0.1:{chosen}")
+                urls.append(url)
             deadline = time.monotonic() + timeout
             for url, process in zip(urls, processes, strict=True):
                 if not _serves(url + ready, process, deadline):

@@ -4,7 +4,12 @@ captain's playouts (``games.bots.analysis``), a short chunk at a time, and store
 A game that ends as ``finished`` gets a pending ``GameAnalysis`` row in the transaction
 that ends it (``queue``): that row is the work queue, read newest first on a partial
 index of the pending rows (``analysis_queue_idx``), never by scanning the games.
-Aborted and annulled games get none. ``do_analyse(budget)`` works for about ``budget``
+Aborted and annulled games get none. The row's ``finished_at`` is when the analysis
+joins the queue: the game's end, or, once the game's players have caused
+``limits.ANALYSES_PER_HOUR`` analyses in that clock hour, the start of the first later
+hour with room (``limits.analysis_begins``); the worker takes only rows whose moment has
+come, so that nobody can keep it busy with game after game, and nothing is dropped.
+``do_analyse(budget)`` works for about ``budget``
 seconds and returns: it claims the pending row of the most recently finished game with
 ``SELECT … FOR UPDATE SKIP LOCKED`` (another worker takes the next one), weighs its next
 decisions while time is left, and saves them with the progress, so the next call goes on
@@ -23,6 +28,7 @@ from django.utils import timezone
 
 from ..bots import analysis
 from ..models import Event, Game, GameAnalysis
+from . import limits
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +38,10 @@ MAX_ATTEMPTS = 3
 
 def queue(game: Game) -> None:
     """A game just ended: if it finished (not aborted, not annulled), its analysis waits
-    in the queue, a pending row, from now on. Once per game."""
+    in the queue, a pending row, from now on (or from the hour its players' bound allows:
+    ``limits.analysis_begins``). Once per game."""
     if game.status == Game.Status.FINISHED:
-        row = GameAnalysis(game=game, finished_at=game.finished_at or timezone.now())
+        row = GameAnalysis(game=game, finished_at=limits.analysis_begins(game))
         GameAnalysis.objects.bulk_create([row], ignore_conflicts=True)
 
 
@@ -54,9 +61,12 @@ def do_analyse(budget: float = BUDGET_SECONDS, clock=time.monotonic) -> int:
 
 def _claim(seen: set) -> GameAnalysis | None:
     """The pending analysis of the most recently finished game, locked for this worker's
-    chunk; one another worker holds is skipped (it takes the next one)."""
+    chunk; one another worker holds is skipped (it takes the next one), and one deferred
+    to a later hour waits for it."""
     return (
-        GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING)
+        GameAnalysis.objects.filter(
+            status=GameAnalysis.Status.PENDING, finished_at__lte=timezone.now()
+        )
         .exclude(pk__in=seen)
         .select_for_update(skip_locked=True)
         .order_by("-finished_at", "-game_id")  # the column: no join to the games

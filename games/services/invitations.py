@@ -18,7 +18,7 @@ from .. import broadcast, rules
 from ..access import access_game
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
 from ..rules import fairness
-from . import commitments, game_log, notify
+from . import commitments, game_log, limits, notify
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -103,10 +103,9 @@ def do_invite(
     commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
         _check_sender(user)
-        INVITATIONS_PER_HOUR.hit(user.pk)
-        if fields["to_user"] is not None:
-            INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{fields['to_user'].pk}")
+        # the commitment first: a stale one is refused without using up a limit
         fair = commitments.take(user, fields.pop("client_seed"), commitment)
+        limits.starting(user, fields["to_user"])
         invitation = Invitation.objects.create(from_user=user, **fields, **fair)
         if invitation.to_user is not None and invitation.to_user.is_bot:
             # A computer opponent says yes at once; the worker plays its moves.
@@ -256,6 +255,8 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
         _check_sender(user)
+        fair = commitments.take(user, client_seed, commitment)
+        limits.starting(user, opponent)
         invitation = Invitation.objects.create(
             from_user=user,
             to_user=opponent,
@@ -264,7 +265,7 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
             rated=game.rated,
             message=str(_("Rematch?")),
             rematch_of=game,
-            **commitments.take(user, client_seed, commitment),
+            **fair,
         )
         if opponent.is_bot:  # a computer opponent says yes at once, as to an invitation
             do_accept_invitation(invitation.pk, opponent)

@@ -5,18 +5,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import uuid
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
 from types import SimpleNamespace
+from urllib.parse import urlsplit
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -33,6 +38,17 @@ FRAMES = (20, 60)
 # Close codes sent before accepting (the client sees a refused handshake).
 NOT_AUTHENTICATED = 4401
 NOT_FOUND = 4404
+# Sent after an error frame ``too_many_sockets`` that says why: the account has
+# settings.SOCKETS_PER_ACCOUNT sockets open already. Clients do not reconnect on it by themselves.
+TOO_MANY_SOCKETS = 4429
+
+# The sockets one account may have open at once, over every server process (its lobby
+# and board in each window or tab, and the games it watches), are settings.SOCKETS_PER_ACCOUNT.
+# Each counts as a lease in the shared cache, renewed every SLOT_RENEW_SECONDS by the
+# process that holds it: one that stops without closing its sockets (killed, crashed)
+# leaves leases that lapse after SLOT_LEASE_SECONDS, as presence.SOCKET_LEASE does.
+SLOT_LEASE_SECONDS = 180
+SLOT_RENEW_SECONDS = 60
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +78,74 @@ def database_sync_to_async(func):
     return DatabaseSyncToAsync(func, thread_sensitive=False, executor=database_executor())
 
 
+class SocketSlots:
+    """The places of each account's open sockets: ``settings.SOCKETS_PER_ACCOUNT`` cache
+    keys per account (``sockets:<user id>:<n>``), each written only where none is (``cache.add``,
+    an atomic SET NX in Redis), so that every process counts against the same places and
+    two handshakes at once never take the same one. A key holds its socket's token and
+    lives for SLOT_LEASE_SECONDS; this process renews the keys of its open sockets
+    together, on one task, every SLOT_RENEW_SECONDS. Without ``REDIS_URL`` the cache,
+    and the count, is the process's own.
+    """
+
+    def __init__(self):
+        self.held: dict[str, str] = {}  # key -> token, of this process's open sockets
+        self.task: asyncio.Task | None = None
+
+    @staticmethod
+    def keys(user_id: int) -> list[str]:
+        return [f"sockets:{user_id}:{n}" for n in range(settings.SOCKETS_PER_ACCOUNT)]
+
+    def take(self, user_id: int) -> str | None:
+        """A free place of the account's, now held by a new socket (its key); None if
+        every one is taken. Blocking (the cache): called on a thread."""
+        keys = self.keys(user_id)
+        taken = cache.get_many(keys)
+        for key in keys:
+            if key in taken:
+                continue
+            token = uuid.uuid4().hex
+            if cache.add(key, token, timeout=SLOT_LEASE_SECONDS):
+                self.held[key] = token
+                return key
+        return None
+
+    def give_back(self, key: str) -> None:
+        """The socket of ``key`` closed: its place is free (if it still holds it: a lease
+        that lapsed may have gone to another socket meanwhile)."""
+        token = self.held.pop(key, None)
+        if token is not None and cache.get(key) == token:
+            cache.delete(key)
+
+    def renew(self) -> None:
+        """Every held place lives on for another lease; one that lapsed (this process
+        stalled longer than a lease) is taken again where it is still free."""
+        for key, token in self.held.copy().items():
+            if not cache.touch(key, SLOT_LEASE_SECONDS):
+                cache.add(key, token, timeout=SLOT_LEASE_SECONDS)
+
+    def keep_renewing(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self._renewing())
+
+    async def _renewing(self) -> None:
+        while self.held:
+            await asyncio.sleep(SLOT_RENEW_SECONDS)
+            try:
+                await cache_sync_to_async(self.renew)()
+            except Exception:  # the cache is away: the next beat tries again
+                logger.warning("could not renew the sockets' places", exc_info=True)
+
+
+SLOTS = SocketSlots()
+
+
+def cache_sync_to_async(func):
+    """Blocking cache work on the database threads, off the event loop."""
+    return sync_to_async(func, thread_sensitive=False, executor=database_executor())
+
+
 class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
     """Checks every incoming frame: text, at most 16 KiB, a JSON object with a type.
 
@@ -77,9 +161,42 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
             await super().__call__(scope, receive, send)
         finally:
             await self.release()
+            await self.give_back_place()
 
     async def release(self) -> None:
         """Give back what the connection holds. Safe to call more than once."""
+
+    place = None  # the key of this socket's place among its account's (SocketSlots)
+
+    async def take_place(self, user) -> bool:
+        """Count this socket among its account's open ones. Past SOCKETS_PER_ACCOUNT the
+        socket is accepted only to say why in an ``error`` frame (``too_many_sockets``)
+        and is closed with TOO_MANY_SOCKETS; False then, and the caller stops. Should the
+        cache fail, the socket is let through uncounted (players keep their boards)."""
+        try:
+            self.place = await cache_sync_to_async(SLOTS.take)(user.pk)
+        except Exception:
+            logger.warning("could not count an opened socket", exc_info=True)
+            return True
+        if self.place is not None:
+            SLOTS.keep_renewing()
+            return True
+        await self.accept()
+        message = _(
+            "You have %(n)d connections to the site open (windows, tabs, devices): close "
+            "some of them, then reload this page."
+        ) % {"n": settings.SOCKETS_PER_ACCOUNT}
+        await self.send_error("too_many_sockets", message)
+        await self.close(code=TOO_MANY_SOCKETS)
+        return False
+
+    async def give_back_place(self) -> None:
+        place, self.place = self.place, None
+        if place is not None:
+            try:
+                await cache_sync_to_async(SLOTS.give_back)(place)
+            except Exception:  # the cache is away: the place's lease lapses by itself
+                logger.warning("could not count a closed socket", exc_info=True)
 
     async def dispatch(self, message):
         # Channels' dispatch first hops to its shared sync thread to close stale database
@@ -173,6 +290,85 @@ class SessionUser:
             return await self.inner(dict(scope, cookies=cookies, user=user), receive, sending)
         finally:
             done()
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_key(parts) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an origin (``urlsplit`` or ``urlparse`` of it), the port
+    the scheme's own when none is written; None for anything but a plain http(s) origin
+    (a path, a user, a bad port, the ``null`` of a sandboxed page or a file)."""
+    scheme = (parts.scheme or "").lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.username is not None:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    if getattr(parts, "params", ""):
+        return None
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or out of range
+        return None
+    return scheme, parts.hostname.lower(), port or DEFAULT_PORTS[scheme]
+
+
+def site_origins() -> tuple[set, list]:
+    """The site's own origins: ``SITE_URL`` and ``CSRF_TRUSTED_ORIGINS``, each as
+    (scheme, host, port); an entry ``https://*.example.org`` (as Django's CSRF check
+    reads it) stands for that domain and its subdomains, kept apart as (scheme, suffix,
+    port) with the suffix ``.example.org``."""
+    exact, wildcards = set(), []
+    for url in (settings.SITE_URL, *settings.CSRF_TRUSTED_ORIGINS):
+        url = url.strip()
+        wildcard = "://*." in url
+        key = origin_key(urlsplit(url.replace("://*.", "://any.", 1)))
+        if key is None:
+            continue
+        if wildcard:
+            scheme, host, port = key
+            wildcards.append((scheme, host.removeprefix("any"), port))  # ".example.org"
+        else:
+            exact.add(key)
+    return exact, wildcards
+
+
+def is_site_origin(parts) -> bool:
+    """Whether an Origin (parsed) is one of the site's own: scheme, host and port alike."""
+    key = origin_key(parts)
+    if key is None:
+        return False
+    exact, wildcards = site_origins()
+    if key in exact:
+        return True
+    scheme, host, port = key
+    return any(
+        scheme == s and port == p and (host.endswith(suffix) or host == suffix[1:])
+        for s, suffix, p in wildcards
+    )
+
+
+class SiteOriginValidator(OriginValidator):
+    """A socket opened from a page is refused unless the page is the site's own: its
+    Origin matches ``SITE_URL`` or one of ``CSRF_TRUSTED_ORIGINS`` in scheme, host and
+    port (``http://127.0.0.1:1`` is not ``http://127.0.0.1:8000``). The settings are read
+    at each handshake.
+
+    A handshake without an Origin is let through: every browser sends one on a websocket,
+    so none means a program (the benchmarks, a player's own client), which carries its
+    cookie itself and could as well write any Origin it likes. What the check is for, a
+    page of another site opening a socket with the visitor's cookie, always says where
+    it comes from, as Django's CSRF check reasons for forms. ``Origin: null`` (a sandboxed
+    frame, a file) is refused.
+    """
+
+    def __init__(self, application):
+        super().__init__(application, allowed_origins=())
+
+    def valid_origin(self, parsed_origin) -> bool:
+        if parsed_origin is None:
+            return True
+        return is_site_origin(parsed_origin)
 
 
 _gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -115,7 +115,8 @@ export function statusHtml(game, ui) {
     const stop = /[.!?]$/.test(text) ? "" : t("status.stop");
     lines.push(`<span class="last-action">${html("status.last_action", { name: raw(nameHtml(names.opponent)), action: last.text })}${esc(stop)}</span>`);
   }
-  if (ui.connection !== "open") {
+  if (ui.connection === "connecting" || ui.connection === "closed") {
+    // ("refused": nothing will reconnect; the alert says why)
     const what = ui.connection === "connecting" ? t("connection.connecting") : t("connection.reconnecting");
     lines.push(`<span class="connection">${esc(what)}</span>`);
   }

@@ -126,7 +126,7 @@ function paint() {
   root.dataset.turn = view.turn ?? "none";
   root.dataset.status = view.status;
   root.dataset.pending = ui.pending ? "true" : "false";
-  root.dataset.connection = ui.connection; // connecting, open or closed
+  root.dataset.connection = ui.connection; // connecting, open, closed or refused
   root.innerHTML = `
     <header class="board-head">
       <h1>${html("status.heading", {

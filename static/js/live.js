@@ -10,6 +10,11 @@ function socketUrl(path) {
   return `${scheme}//${location.host}${path}`;
 }
 
+// Close codes after which another attempt would fare no better: not signed in (4401), no
+// such game (4404), too many sockets of the account open already (4429, after an error
+// frame saying so). The status is then "refused", and nothing retries.
+const REFUSED = [4401, 4404, 4429];
+
 // Keeps a socket open, reconnecting after a random wait under a bound that doubles with
 // each failed attempt (backoff.js). The bound starts afresh only once a connection has
 // stayed open a while: a server that accepts and drops at once is not hammered. Whoever
@@ -26,8 +31,11 @@ export function keepOpen(path, onMessage, onStatus = () => {}) {
     ws.addEventListener("message", (event) => onMessage(JSON.parse(event.data), ws));
     ws.addEventListener("close", (event) => {
       clearTimeout(stable);
+      if (REFUSED.includes(event.code)) {
+        onStatus("refused", ws); // will never succeed
+        return;
+      }
       onStatus("closed", ws);
-      if (event.code === 4401 || event.code === 4404) return; // will never succeed
       setTimeout(open, backoff.next());
     });
   };

@@ -26,6 +26,7 @@ from games import rules
 from games.models import Game
 from games.rules.commands import COMMAND_TYPES
 from shanghaien.asgi import application
+from tests.helpers.sockets import site_origin
 from tests.realtime.protocol import check
 
 from .strategies import (
@@ -74,7 +75,7 @@ def games(players, game):
 
 
 def open_socket(path: str, cookie: str) -> WebsocketCommunicator:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    headers = [(b"origin", site_origin()), (b"host", b"localhost")]
     headers.append((b"cookie", cookie.encode()))
     return WebsocketCommunicator(application, path, headers=headers)
 

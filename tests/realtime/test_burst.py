@@ -43,6 +43,7 @@ QUIET = 8  # seconds without a message after which a socket's missing messages a
 def servers(players):
     """Two Daphne processes on the test database and Redis; their URLs."""
     env = {"DATABASE_URL": database_url(), "REDIS_URL": os.environ["REDIS_URL"]}
+    env["SOCKETS_PER_ACCOUNT"] = str(SOCKETS)  # three accounts hold them all
     with start_server(count=2, env=env) as urls:
         yield urls
 

@@ -1,0 +1,128 @@
+"""What one player may start, counted on every path that starts it (docs/api.md, "Limits").
+
+- ``starting(user, opponent)``: an invitation, or a rematch offer, from ``user`` to
+  ``opponent`` (None: an open invitation). Each counts in the sender's invitations an
+  hour. One to a person also counts in the invitations to that person a day (their lobby
+  and mailbox are what that limit spares). One to a computer opponent starts a game at
+  once: it counts instead in the computer games an hour, and is refused while the player
+  has ``COMPUTER_GAMES_ACTIVE_MAX`` games against the computer under way. The lobby's
+  form, ``/play/computer/``, ``POST /api/invitations/`` and the rematch (board and API)
+  all come through here, by ``invitations.do_invite`` and ``invitations.do_rematch``.
+- ``analysis_begins(game)``: when the analysis of a game that just finished may begin.
+  Every person who played it may cause ``ANALYSES_PER_HOUR`` analyses in a clock hour;
+  one past that waits, queued, for the first hour with room for it: nothing is dropped,
+  and the game's end never waits on this.
+
+Each counter lives in Django's cache (``shanghaien.lib.ratelimit``), shared by every
+process with ``REDIS_URL``. The caller holds the sender's row locked
+(``invitations._check_sender``), so two requests at once cannot both take the last game
+against the computer.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from shanghaien.lib.errors import RateLimited
+from shanghaien.lib.ratelimit import Limit
+
+from ..models import Game, Seat
+
+log = logging.getLogger(__name__)
+
+COMPUTER_GAMES_ACTIVE_MAX = 3  # under way at once, per player
+COMPUTER_GAMES_PER_HOUR = Limit(
+    "computer-games", 10, 3600, _("At most 10 games against the computer an hour.")
+)
+# Asked to try again this long after the refusal of a fourth game under way: a game
+# against the computer can be resigned at any moment.
+ACTIVE_RETRY_SECONDS = 60
+
+ANALYSES_PER_HOUR = 10  # the analyses one person's finished games start in a clock hour
+ANALYSIS_HOURS_AHEAD = 24 * 7  # a deferred analysis waits at most this many hours
+
+
+def starting(user, opponent) -> None:
+    """Count one invitation or rematch of ``user``'s to ``opponent``, or refuse it with
+    ``RateLimited``. Call inside the transaction that holds the sender's row locked."""
+    from . import invitations  # its limits, read at each call (tests may change them)
+
+    if opponent is not None and opponent.is_bot:
+        _check_active_computer_games(user)
+    invitations.INVITATIONS_PER_HOUR.hit(user.pk)
+    if opponent is None:
+        return
+    if opponent.is_bot:
+        COMPUTER_GAMES_PER_HOUR.hit(user.pk)
+    else:
+        invitations.INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{opponent.pk}")
+
+
+def active_computer_games(user) -> int:
+    """The games against a computer opponent ``user`` plays now."""
+    return (
+        Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user)
+        .filter(seats__user__bot_level__gt="")
+        .count()
+    )
+
+
+def _check_active_computer_games(user) -> None:
+    count = active_computer_games(user)
+    if count >= COMPUTER_GAMES_ACTIVE_MAX:
+        message = ngettext(
+            "You have %(n)d game against the computer under way: finish it or resign it "
+            "before you start another.",
+            "You have %(n)d games against the computer under way: finish one or resign it "
+            "before you start another.",
+            count,
+        )
+        raise RateLimited(message % {"n": count}, ACTIVE_RETRY_SECONDS)
+
+
+def analysis_begins(game: Game) -> datetime:
+    """When the analysis of ``game``, which just finished, may begin: at its end, unless
+    one of its players has had ``ANALYSES_PER_HOUR`` analyses begin in this clock hour;
+    then at the start of the first later hour with room for every one of them.
+
+    Counted in the cache, per person and hour. Should the cache fail, the analysis begins
+    at once: a game's end never fails for the sake of this bound.
+    """
+    ended = game.finished_at or timezone.now()
+    try:
+        people = list(
+            Seat.objects.filter(game=game, user__bot_level="").values_list("user_id", flat=True)
+        )
+        hour = _reserve(people, int(ended.timestamp() // 3600), ended)
+    except Exception:  # the cache is away: the analysis is not held back
+        log.warning("could not count the analysis of game %s", game.pk, exc_info=True)
+        return ended
+    begins = datetime.fromtimestamp(hour * 3600, tz=UTC)
+    return max(ended, begins)
+
+
+def _reserve(people: list[int], hour: int, now: datetime) -> int:
+    """The first hour from ``hour`` on in which every one of ``people`` has room for one
+    more analysis; counted in each one's count of that hour."""
+    last = hour + ANALYSIS_HOURS_AHEAD
+    while True:
+        # each count lives until its hour is over
+        timeout = max(60, int((hour + 1) * 3600 - now.timestamp()) + 60)
+        taken = []
+        for person in people:
+            key = f"analyses:{person}:{hour}"
+            cache.add(key, 0, timeout=timeout)
+            taken.append(key)
+            if cache.incr(key) > ANALYSES_PER_HOUR and hour < last:
+                for key in taken:  # this hour is full for someone: give the places back
+                    cache.decr(key)
+                break
+        else:
+            return hour
+        hour += 1
