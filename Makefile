@@ -50,6 +50,8 @@ $(TEST_STAMP): requirements/build.txt requirements/test.txt
 # ends once both have stopped.
 run: export DJANGO_DEBUG ?= 1
 run: export SITE_URL ?= http://127.0.0.1:$(PORT)
+# the same server reached as localhost: its pages may open sockets too
+run: export DJANGO_CSRF_TRUSTED_ORIGINS ?= http://localhost:$(PORT)
 run: $(RUNTIME_STAMP)
 	$(PY) manage.py migrate --noinput
 	stop() { kill $$server $$worker 2>/dev/null; wait; exit $$1; }; \
