@@ -439,8 +439,10 @@ class GameAnalysis(models.Model):
     seconds = models.FloatField(default=0.0)  # the work it took
     created_at = models.DateTimeField(auto_now_add=True)
     computed_at = models.DateTimeField(null=True, blank=True)
-    # The game's end, copied (always set): the queue of pending analyses is read newest
-    # first on an index of its own rows, without reading the games.
+    # When the analysis joins the queue (always set): the game's end, or a later hour when
+    # its players have had their analyses of the hour (services.limits.analysis_begins).
+    # The queue of pending analyses is read newest first on an index of its own rows,
+    # without reading the games.
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
