@@ -41,6 +41,7 @@ BACKGROUND_COLOR = "#fbf7ef"
 SHELL = (
     "css/site.css",
     "js/pwa.js",
+    "js/copy.js",
     "js/live.js",
     "img/icon.svg",
     "img/icon-192.png",

@@ -217,7 +217,8 @@ def test_visitors_and_players_get_the_boards_words_once(client, clients):
 def test_the_page_has_no_inline_script_or_style(client):
     page = client.get("/rules/").content.decode()
     scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", page, re.S)
-    assert len(scripts) == 4  # the words, the game, rules.js and the installable app's pwa.js
+    # the words, the game, rules.js, the installable app's pwa.js and the copy buttons' copy.js
+    assert len(scripts) == 5
     for attributes, body in scripts:
         if 'type="application/json"' in attributes:
             continue  # data, never run
