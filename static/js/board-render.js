@@ -541,10 +541,10 @@ export function extrasHtml(game, ui = {}) {
 // The server's commitment a new game would answer (docs/fairness.md): its first digits,
 // the whole of it in the title and on the copy button (static/js/copy.js).
 function commitmentHtml(commitment) {
-  return `<span class="commitment">${esc(t("extras.commitment"))} <code title="${esc(commitment)}">${
+  return `<span>${esc(t("extras.commitment"))} <span class="commitment"><code title="${esc(commitment)}">${
     esc(commitment.slice(0, 12))}…</code> <button type="button" class="secondary small" data-copy="${
     esc(commitment)}" data-copied="${esc(t("extras.copied"))}" aria-label="${
-    esc(t("extras.copy_commitment"))}">${esc(t("extras.copy"))}</button></span>`;
+    esc(t("extras.copy_commitment"))}">${esc(t("extras.copy"))}</button></span></span>`;
 }
 
 // -- chat --------------------------------------------------------------------------------
