@@ -162,6 +162,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # Retry-After (shanghaien.lib.outage): while the database is away a request
         # fails fast instead of waiting.
         "timeout": DATABASE_WAIT_SECONDS,
+        # A connection lost to an outage is replaced by attempts that back off (1, 2, 4…
+        # seconds apart); after this many seconds they stop, and the next request that
+        # finds no connection starts again at once. psycopg_pool's default of 5 minutes
+        # lets the attempts drift so far apart that the site stays down long after the
+        # database is back (measured: 22 s after a 45 s outage, 26 s after 90 s); with
+        # this, it serves again within about 2 s of the database's return.
+        "reconnect_timeout": 5,
     }
     # A new connection gives up after this many seconds (a database host that does not
     # answer), and one whose packets go unacknowledged that long is dropped.

@@ -4,7 +4,8 @@ failing with a 500.
 
 How long a request may wait is bounded in settings: a new connection gives up after
 ``connect_timeout`` and a request waits at most the pool's ``timeout`` for one
-(``DATABASE_WAIT_SECONDS``). Then Django raises ``OperationalError`` (psycopg_pool's
+(``DATABASE_WAIT_SECONDS``); not bounded is a query on a connection lent before the
+database hung (docs/operations.md). Then Django raises ``OperationalError`` (psycopg_pool's
 ``PoolTimeout`` is one too) or ``InterfaceError`` (a connection the server dropped),
 which these answers turn into a 503: from a view (``DatabaseOutageMiddleware``), from the
 API's own error handling (``accounts.api.json_api``), and from a middleware that needed the
