@@ -6,6 +6,10 @@ Prints games per second and microseconds per command, for both variants. A comma
 here is one ``decide`` plus the ``evolve`` of its events; the random player's choice
 (``legal_commands``) is timed apart, and so is a ``player_view`` after every command,
 which is what the server builds for each player after each move.
+
+Then the seeds' stream (``games.rules.fairness``) under each scheme: what the draws of
+one game cost — the shuffle, the first player and 120 dice, about a game's worth — from
+seeds of 32 characters, as the browsers send.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from games.rules import decide, evolve, new_game, player_view, random_command  # noqa: E402
+from games.rules import decide, evolve, fairness, new_game, player_view, random_command  # noqa: E402
+from games.rules.cards import DECK  # noqa: E402
+
+STREAM_DICE = 120  # about a game's dice
 
 
 def play(rng: random.Random, extra_wild: bool, clock=time.perf_counter) -> dict:
@@ -67,6 +74,18 @@ def run(games: int, seed: int, extra_wild: bool) -> dict:
     }
 
 
+def stream_cost(scheme: str, games: int) -> dict:
+    """Microseconds for one game's draws from its seeds' stream under ``scheme``."""
+    rng = random.Random(7)
+    seeds = [(rng.randbytes(16).hex(), rng.randbytes(16).hex()) for _ in range(games)]
+    keys = [rng.randbytes(32) for _ in range(games)]
+    started = time.perf_counter()
+    for key, pair in zip(keys, seeds, strict=True):
+        fairness.derive(key, pair, list(DECK), STREAM_DICE, scheme=scheme)
+    wall = time.perf_counter() - started
+    return {"scheme": scheme, "games": games, "us_per_game": round(wall / games * 1e6, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
@@ -88,9 +107,14 @@ def main() -> None:
             f"{r['games_per_s']:>8} {r['games_per_s_engine_only']:>14} "
             f"{r['us_per_command']:>10} {r['us_per_choice']:>9} {r['us_per_view']:>8}"
         )
+    streams = [stream_cost(scheme, args.games) for scheme in fairness.SCHEMES]
+    print(f"the seeds' stream, one game's draws (shuffle, first player, {STREAM_DICE} dice):")
+    for r in streams:
+        print(f"  {r['scheme']:<16} {r['us_per_game']:>8} us a game")
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"python": platform.python_version(), "rows": rows}, indent=2))
+    body = {"python": platform.python_version(), "rows": rows, "streams": streams}
+    out.write_text(json.dumps(body, indent=2))
     print(f"written to {out}")
 
 
