@@ -14,7 +14,7 @@ from django.test import Client
 
 from accounts.models import ApiToken, Block, Holiday, User
 from games.models import ChatMessage, Invitation
-from games.services import chat, commands, invitations
+from games.services import chat, commands, invitations, limits
 from moderation.models import Report
 from moderation.services import do_suspend
 from shanghaien.lib.errors import Forbidden, RateLimited
@@ -156,7 +156,7 @@ def test_open_invitations_per_sender_are_limited(clients, django_user_model):
 
 def test_invitations_to_one_player_are_limited_per_day(clients, players):
     anna = players["anna"]
-    for _ in range(invitations.INVITATIONS_TO_ONE_PER_DAY.count):
+    for _ in range(limits.INVITATIONS_TO_ONE_PER_DAY.count):
         invitation = invitations.do_invite(anna, to="bernd", message="a game?")
         invitations.do_cancel_invitation(invitation.pk, anna)
     mails_before = len(mail.outbox)
@@ -167,7 +167,7 @@ def test_invitations_to_one_player_are_limited_per_day(clients, players):
 
 def test_invitations_per_hour_are_limited(players):
     anna = players["anna"]
-    for _ in range(invitations.INVITATIONS_PER_HOUR.count):
+    for _ in range(limits.INVITATIONS_PER_HOUR.count):
         invitations.do_cancel_invitation(invitations.do_invite(anna).pk, anna)
     with pytest.raises(RateLimited):
         invitations.do_invite(anna)

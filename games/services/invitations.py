@@ -12,7 +12,6 @@ from accounts.models import Block, User
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, RateLimited
 from shanghaien.lib.input import clean_text, username
-from shanghaien.lib.ratelimit import Limit
 
 from .. import broadcast, rules
 from ..access import access_game
@@ -23,11 +22,7 @@ from . import commitments, game_log, limits, notify
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
 
-# What one player may send, so that nobody can flood another's lobby or mailbox.
-INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, _("At most 20 invitations an hour."))
-INVITATIONS_TO_ONE_PER_DAY = Limit(
-    "invitations-to", 5, 24 * 3600, _("At most 5 invitations a day to the same player.")
-)
+# How many invitations one player may send is counted in ``limits``; open at once:
 OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
 
 

@@ -36,6 +36,11 @@ from ..models import Game, Seat
 
 log = logging.getLogger(__name__)
 
+# What one player may send, so that nobody can flood another's lobby or mailbox.
+INVITATIONS_PER_HOUR = Limit("invitations", 20, 3600, _("At most 20 invitations an hour."))
+INVITATIONS_TO_ONE_PER_DAY = Limit(
+    "invitations-to", 5, 24 * 3600, _("At most 5 invitations a day to the same player.")
+)
 COMPUTER_GAMES_ACTIVE_MAX = 3  # under way at once, per player
 COMPUTER_GAMES_PER_HOUR = Limit(
     "computer-games", 10, 3600, _("At most 10 games against the computer an hour.")
@@ -51,17 +56,15 @@ ANALYSIS_HOURS_AHEAD = 24 * 7  # a deferred analysis waits at most this many hou
 def starting(user, opponent) -> None:
     """Count one invitation or rematch of ``user``'s to ``opponent``, or refuse it with
     ``RateLimited``. Call inside the transaction that holds the sender's row locked."""
-    from . import invitations  # its limits, read at each call (tests may change them)
-
     if opponent is not None and opponent.is_bot:
         _check_active_computer_games(user)
-    invitations.INVITATIONS_PER_HOUR.hit(user.pk)
+    INVITATIONS_PER_HOUR.hit(user.pk)
     if opponent is None:
         return
     if opponent.is_bot:
         COMPUTER_GAMES_PER_HOUR.hit(user.pk)
     else:
-        invitations.INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{opponent.pk}")
+        INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{opponent.pk}")
 
 
 def active_computer_games(user) -> int:

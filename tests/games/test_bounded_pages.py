@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import queries
 from games.access import access_game
 from games.models import Game, PlayerRecord, Seat
-from games.services import commands, invitations
+from games.services import commands, invitations, limits
 from games.services.endings import end_by_server
 from moderation.services import do_annul, do_lift_suspension, do_suspend
 from ratings.chart import SERIES_POINTS, extend_series, series_ratings
@@ -35,8 +35,8 @@ T0 = timezone.now().replace(microsecond=0) - timedelta(days=30)
 def unlimited(monkeypatch):
     """Many invitations in a test: the hourly limits would refuse the 21st."""
     for name in ("INVITATIONS_PER_HOUR", "INVITATIONS_TO_ONE_PER_DAY"):
-        limit = getattr(invitations, name)
-        monkeypatch.setattr(invitations, name, dataclasses.replace(limit, count=10**6))
+        limit = getattr(limits, name)
+        monkeypatch.setattr(limits, name, dataclasses.replace(limit, count=10**6))
 
 
 def new_game(players, rated=False, a="anna", b="bernd"):

@@ -168,7 +168,7 @@ def finished_game(players, a="anna", b="bernd") -> Game:
 def test_a_rematch_counts_in_the_invitations_an_hour(players, monkeypatch):
     game = finished_game(players)
     anna = players["anna"]
-    for _ in range(invitations.INVITATIONS_PER_HOUR.count - 1):  # the game's own was one
+    for _ in range(limits.INVITATIONS_PER_HOUR.count - 1):  # the game's own was one
         invitations.do_cancel_invitation(invitations.do_invite(anna).pk, anna)
     with pytest.raises(RateLimited):
         invitations.do_rematch(game.pk, anna)
@@ -176,17 +176,17 @@ def test_a_rematch_counts_in_the_invitations_an_hour(players, monkeypatch):
 
 
 def test_a_rematch_counts_in_the_invitations_to_one_player_a_day(players, monkeypatch):
-    hourly = invitations.INVITATIONS_PER_HOUR
-    monkeypatch.setattr(invitations, "INVITATIONS_PER_HOUR", dataclasses.replace(hourly, count=99))
+    hourly = limits.INVITATIONS_PER_HOUR
+    monkeypatch.setattr(limits, "INVITATIONS_PER_HOUR", dataclasses.replace(hourly, count=99))
     anna, bernd = players["anna"], players["bernd"]
     game = finished_game(players)  # one invitation to bernd
-    for _ in range(invitations.INVITATIONS_TO_ONE_PER_DAY.count - 1):
+    for _ in range(limits.INVITATIONS_TO_ONE_PER_DAY.count - 1):
         offer = invitations.do_rematch(game.pk, anna)
         invitations.do_decline_invitation(offer.pk, bernd)
     with pytest.raises(RateLimited) as refused:
         invitations.do_rematch(game.pk, anna)
     assert "same player" in refused.value.message
-    assert game.rematches.count() == invitations.INVITATIONS_TO_ONE_PER_DAY.count - 1
+    assert game.rematches.count() == limits.INVITATIONS_TO_ONE_PER_DAY.count - 1
     # bernd may still offer one: the count is the sender's
     assert invitations.do_rematch(game.pk, bernd).status == Invitation.Status.OPEN
 
@@ -197,8 +197,8 @@ def test_a_rematch_counts_in_the_invitations_to_one_player_a_day(players, monkey
 @pytest.fixture
 def unlimited(monkeypatch):
     for name in ("INVITATIONS_PER_HOUR", "INVITATIONS_TO_ONE_PER_DAY"):
-        limit = getattr(invitations, name)
-        monkeypatch.setattr(invitations, name, dataclasses.replace(limit, count=10**6))
+        limit = getattr(limits, name)
+        monkeypatch.setattr(limits, name, dataclasses.replace(limit, count=10**6))
 
 
 def queued_at(game: Game) -> dt.datetime:
