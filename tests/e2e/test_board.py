@@ -282,12 +282,15 @@ def test_a_dropped_connection_reconnects_and_catches_up(asgi_server, browser, ga
     mover = anna if game.to_move_id == anna.pk else bernd
     watcher = bernd if mover == anna else anna
     context, page = open_board(browser, asgi_server, watcher, game)
-    sockets = relay(page, {"on": False, "count": 0})
+    line = {"on": False, "count": 0}
+    sockets = relay(page, line)
     page.goto(f"{asgi_server}/games/{game.pk}/")
     wait_until_live(page)
+    line["refuse"] = True  # the server unreachable for a while: the board says so
     sockets[0].close()
-    page.wait_for_selector('#board[data-connection="closed"] .connection')  # "Reconnecting…"
+    page.wait_for_selector('#board[data-connection="closed"] .connection')
     assert page.inner_text("#board .connection") == "Reconnecting…"
+    line["refuse"] = False  # back: the next attempt gets through
     api_command(asgi_server, mover, game, {"type": "roll"}, "away")
     wait_for_version_above(page, game.version)
     page.wait_for_selector("#board .connection", state="detached")
