@@ -50,10 +50,12 @@ def new_server_seed() -> str:
     return secrets.token_bytes(fairness.SEED_BYTES).hex()
 
 
-def _fresh(user, now) -> PendingSeed:
-    seed = new_server_seed()
-    commitment = fairness.commitment(bytes.fromhex(seed))
-    return PendingSeed(user=user, seed=seed, commitment=commitment, made_at=now)
+def _renew(pending: PendingSeed) -> PendingSeed:
+    """A new secret seed, its commitment and the moment, on ``pending`` (not saved)."""
+    pending.seed = new_server_seed()
+    pending.commitment = fairness.commitment(bytes.fromhex(pending.seed))
+    pending.made_at = timezone.now()
+    return pending
 
 
 def shown(user) -> PendingSeed:
@@ -62,7 +64,7 @@ def shown(user) -> PendingSeed:
     pending = PendingSeed.objects.filter(user=user).first()
     if pending is None:
         with transaction.atomic():
-            PendingSeed.objects.bulk_create([_fresh(user, timezone.now())], ignore_conflicts=True)
+            PendingSeed.objects.bulk_create([_renew(PendingSeed(user=user))], ignore_conflicts=True)
         pending = PendingSeed.objects.get(user=user)
     return pending
 
@@ -94,7 +96,7 @@ def take(user, client_seed: str, commitment) -> dict:
     if pending is None:
         if answered is not None:  # nothing of theirs was ever shown: not this one
             raise CommitmentChanged(None)
-        pending = _fresh(user, timezone.now())  # no seed of theirs to answer
+        pending = _renew(PendingSeed(user=user))  # no seed of theirs to answer
         pending.save(force_insert=True)
     if answered is not None and answered != pending.commitment:
         raise CommitmentChanged(pending.commitment)
@@ -104,11 +106,5 @@ def take(user, client_seed: str, commitment) -> dict:
         "fair_scheme": fairness.SCHEME,
         "client_seed": client_seed,
     }
-    replacement = _fresh(user, timezone.now())
-    pending.seed, pending.commitment, pending.made_at = (
-        replacement.seed,
-        replacement.commitment,
-        replacement.made_at,
-    )
-    pending.save(update_fields=["seed", "commitment", "made_at"])
+    _renew(pending).save(update_fields=["seed", "commitment", "made_at"])
     return fields
