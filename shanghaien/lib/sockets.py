@@ -49,6 +49,7 @@ TOO_MANY_SOCKETS = 4429
 # leaves leases that lapse after SLOT_LEASE_SECONDS, as presence.SOCKET_LEASE does.
 SLOT_LEASE_SECONDS = 180
 SLOT_RENEW_SECONDS = 60
+SLOT_BATCH = 20  # places looked at in one round trip: the first free one is taken
 
 logger = logging.getLogger(__name__)
 
@@ -93,21 +94,26 @@ class SocketSlots:
         self.task: asyncio.Task | None = None
 
     @staticmethod
-    def keys(user_id: int) -> list[str]:
-        return [f"sockets:{user_id}:{n}" for n in range(settings.SOCKETS_PER_ACCOUNT)]
+    def batches(user_id: int):
+        """The account's place keys, in order, SLOT_BATCH at a time."""
+        total = settings.SOCKETS_PER_ACCOUNT
+        for start in range(0, total, SLOT_BATCH):
+            yield [f"sockets:{user_id}:{n}" for n in range(start, min(start + SLOT_BATCH, total))]
 
     def take(self, user_id: int) -> str | None:
-        """A free place of the account's, now held by a new socket (its key); None if
-        every one is taken. Blocking (the cache): called on a thread."""
-        keys = self.keys(user_id)
-        taken = cache.get_many(keys)
-        for key in keys:
-            if key in taken:
-                continue
-            token = uuid.uuid4().hex
-            if cache.add(key, token, timeout=SLOT_LEASE_SECONDS):
-                self.held[key] = token
-                return key
+        """The first free place of the account's, now held by a new socket (its key);
+        None if every one is taken. The places are read a batch at a time, so that a
+        handshake costs what the account's open sockets ask, not what the cap allows.
+        Blocking (the cache): called on a thread."""
+        for keys in self.batches(user_id):
+            taken = cache.get_many(keys)
+            for key in keys:
+                if key in taken:
+                    continue
+                token = uuid.uuid4().hex
+                if cache.add(key, token, timeout=SLOT_LEASE_SECONDS):
+                    self.held[key] = token
+                    return key
         return None
 
     def give_back(self, key: str) -> None:
