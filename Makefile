@@ -95,7 +95,7 @@ messages: install
 bench: bench-engine bench-load
 
 bench-engine: install
-	$(PY) bench/engine.py
+	$(PY) bench/engine_speed.py
 
 # Needs PostgreSQL and Redis (../shared/services.sh starts them); BENCH_PG / BENCH_REDIS
 # point elsewhere. About four minutes; it fails (exit 1) on any error or timeout of a move.
@@ -107,7 +107,7 @@ bench-load: install
 # What reading the worker's backlog costs (/metrics, /healthz) on a near-empty PostgreSQL
 # database and on one with a site's history, with the EXPLAINs; BENCH_PG for another server.
 bench-backlog: install
-	$(PY) bench/backlog.py
+	$(PY) bench/backlog_reads.py
 
 # What every worker job and history page costs on a database with a site's history
 # (200,000 finished games, built in SQL) against a near-empty one, A/A-paired, with the
@@ -124,12 +124,12 @@ bench-growth: install
 # a few minutes. Options in SOCKETS_ARGS, e.g. make bench-sockets SOCKETS_ARGS="--sockets 500".
 SOCKETS_ARGS ?=
 bench-sockets: install
-	$(PY) bench/sockets.py $(SOCKETS_ARGS)
+	$(PY) bench/socket_load.py $(SOCKETS_ARGS)
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".
 bench-bots: install
-	$(PY) bench/bots.py $(BOTS_ARGS)
+	$(PY) bench/bot_strength.py $(BOTS_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -7,7 +7,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from shanghaien.lib.moments import local_moment
+from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import try_again_in
 
 from .models import CHANNEL_FIELDS, SUSPENDED_FOR_GOOD, User, time_zones

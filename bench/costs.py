@@ -9,7 +9,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
-from bench.world import RESULTS, Postgres
+from bench.load_world import RESULTS, Postgres
 from tests.daphne import start_server
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -90,7 +90,9 @@ class Server:
         log = RESULTS / ("daphne.log" if processes == 1 else f"daphne-{processes}.log")
         # the idle-memory run holds its thousand lobby sockets as one account
         env = {"SOCKETS_PER_ACCOUNT": "100000"}
-        self.running = start_server("bench.asgi:application", count=processes, env=env, log=log)
+        self.running = start_server(
+            "bench.load_site:application", count=processes, env=env, log=log
+        )
         self.urls = self.running.urls
         self.pids = [p.pid for p in self.running.processes]
 

@@ -32,7 +32,7 @@ fresh process: the second pass against the first (A/A) shows what noise is. Per 
 - the jobs again with ``DUE`` items of work made due (``make_due``): one round's time.
 
 Then, when the checkout has them, ``bench/workers.py`` (bot turns per second with one and
-two workers, on the large database) and ``bench/sockets.py --json`` run as subprocesses.
+two workers, on the large database) and ``bench/socket_load.py --json`` run as subprocesses.
 The report ends with the targets, each passed or failed; all figures go to
 ``bench/results/growth.json``.
 """
@@ -1207,7 +1207,7 @@ def main() -> None:
             workers = child([str(workers_script)], {**env, "DATABASE_URL": urls["large"]})
         sockets_script = ROOT / "bench" / "sockets.py"
         if not args.skip_sockets and sockets_script.exists():
-            log("bench/sockets.py --json")
+            log("bench/socket_load.py --json")
             sockets = child([str(sockets_script), "--json"], {**os.environ})
     finally:
         if not args.keep:

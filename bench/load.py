@@ -3,7 +3,7 @@
     python bench/load.py [--games 10,50,200] [--moves 1000] [--repeat 50]
                          [--processes 2] [--paced 100] [--paced-seconds 30] [--idle 1000]
 
-Starts Daphne (bench.asgi: the site plus an echo socket and /bench/stats) on a fresh
+Starts Daphne (bench.load_site: the site plus an echo socket and /bench/stats) on a fresh
 PostgreSQL database (shanghaien_bench) and a flushed Redis database 2, makes users and
 games through the service layer, and plays them with asyncio websocket clients, two
 sockets a game, each player sending random legal commands.
@@ -45,11 +45,11 @@ import traceback
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# bench.world sets the environment (DATABASE_URL, DJANGO_*) before anything imports Django.
+# bench.load_world sets the environment (DATABASE_URL, DJANGO_*) before anything imports Django.
 from bench.costs import Server  # noqa: E402 (found once ROOT is on the path)
-from bench.players import echo_floor, idle_memory, ping_floor, play_games  # noqa: E402
+from bench.load_clients import echo_floor, idle_memory, ping_floor, play_games  # noqa: E402
+from bench.load_world import RESULTS, Postgres, fresh_database, make_games, setup_django  # noqa: E402
 from bench.report import compare, print_report, summary  # noqa: E402
-from bench.world import RESULTS, Postgres, fresh_database, make_games, setup_django  # noqa: E402
 
 
 def main() -> None:

@@ -6,6 +6,6 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from . import holidays
+        from . import holiday_clocks
 
-        holidays.connect()
+        holiday_clocks.connect()

@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from shanghaien.lib.moments import local_moment
+from shanghaien.lib.local_time import local_moment
 
 from .access import seating
 from .clock import effective_deadline

@@ -419,7 +419,7 @@ class ChatMessage(models.Model):
 
 
 class GameAnalysis(models.Model):
-    """The captain's look back at a finished game (``games.bots.analysis``), worked out
+    """The captain's look back at a finished game (``games.bots.hindsight``), worked out
     by the worker in short chunks after the game ended (``services.analysis``)."""
 
     class Status(models.TextChoices):

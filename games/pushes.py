@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from shanghaien.lib.moments import local_moment
+from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.webpush import TTL_MAX, Message
 
 from .access import seating

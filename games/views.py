@@ -20,11 +20,11 @@ from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
 
-from . import analysis, history, queries
+from . import analysis_shown, history, queries
 from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
 from .models import Game
-from .rules.bots import GIVING_UP
+from .rules.random_player import GIVING_UP
 from .serializers import fairness_json, game_json, game_summary
 from .services import commands, commitments, invitations
 from .words import card_label, describe_command, nation_name
@@ -231,7 +231,7 @@ def replay(request, pk):
         },
         "other_side": data["players"]["opponent"] if over else None,
         "bots": {side: levels[name] for side, name in data["players"].items()},
-        "analysis": analysis.replay_analysis(found, _seat_of(data), seating.names),
+        "analysis": analysis_shown.replay_analysis(found, _seat_of(data), seating.names),
         "verified_fair": history.verified_fair(seating),
         "fairness": fairness_json(found) if found.status != Game.Status.ACTIVE else None,
         "analysis_source": reverse("replay_analysis", args=[found.pk]) + query,
@@ -249,7 +249,7 @@ def replay_analysis(request, pk):
         raise Http404(error.message) from None
     except Forbidden as error:
         return render(request, "games/replay_refused.html", {"error": error}, status=403)
-    shown = analysis.replay_analysis(seating.game, side, seating.names)
+    shown = analysis_shown.replay_analysis(seating.game, side, seating.names)
     if shown is None:  # a game under way: no analysis
         raise Http404()
     query = "?" + urlencode({"as": seating.names[side]})

@@ -46,7 +46,7 @@ application = ProtocolTypeRouter(
 gc.freeze()
 # A young collection after 10,000 new objects rather than 700. With 3,000 idle sockets
 # the default thresholds ran a full pass every few seconds of a reconnect storm or of
-# moves, each holding every socket of the process up for 0.1 to 1.4 s (bench/sockets.py
+# moves, each holding every socket of the process up for 0.1 to 1.4 s (bench/socket_load.py
 # on a busy two-core machine); at 10,000 the same runs had no full pass at all and spent
 # a half to a quarter as long collecting (docs/performance.md).
 gc.set_threshold(10_000, 10, 10)

@@ -9,9 +9,9 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from .helpers.clock import START
-from .helpers.db import uses_postgres
-from .helpers.sockets import communicator, session_cookie
+from .helpers.communicators import communicator, session_cookie
+from .helpers.databases import uses_postgres
+from .helpers.days import START
 
 # Servers and scripts that tests start share this process's key (sessions made here must
 # hold there); outside a test run, settings refuse to start without one.

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from .helpers.db import uses_postgres
+from .helpers.databases import uses_postgres
 
 
 @pytest.mark.django_db

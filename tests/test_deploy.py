@@ -390,7 +390,7 @@ def test_the_build_context_walk_follows_exceptions_into_excluded_directories(tmp
         "node_modules/chart/index.js",
         "tests/test_deploy.py",
         "tests/e2e/screenshots/board.png",
-        "bench/engine.py",
+        "bench/engine_speed.py",
         "docs/operations.md",
         ".hypothesis/constants/x",
         ".pytest_cache/README.md",

@@ -17,8 +17,8 @@ from games import jobs
 from games.models import Notification
 
 from .daphne import start_server
-from .helpers.db import database_url
-from .helpers.sockets import session_cookie
+from .helpers.communicators import session_cookie
+from .helpers.databases import database_url
 
 
 def health(client, query=""):

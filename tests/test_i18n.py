@@ -15,7 +15,7 @@ from accounts.models import User
 from games.services import invitations
 
 from .helpers.accounts import confirmed_address
-from .helpers.clock import run_worker
+from .helpers.days import run_worker
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
 TRANSLATED = [code for code, _name in settings.LANGUAGES if code != "en"]

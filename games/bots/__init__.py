@@ -33,7 +33,7 @@ Public API
 ``candidates(state, seat) -> list``
     The commands the captain weighs in ``state`` (its best guesses, best first).
 ``BASELINES``
-    ``("random", "greedy")``, for measuring the levels (``bench/bots.py``): a uniformly
+    ``("random", "greedy")``, for measuring the levels (``bench/bot_strength.py``): a uniformly
     random player, and one that takes the best score it would have if the round ended
     right after its move.
 """

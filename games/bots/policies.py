@@ -1,5 +1,5 @@
 """Fast one-move players: the captain's playouts use them, and ``greedy`` is also a
-baseline for measuring the levels (``bench/bots.py``).
+baseline for measuring the levels (``bench/bot_strength.py``).
 
 Each is called as ``policy(state, mover, commands, rng)`` with the mover's playable
 commands and returns one of them. Neither looks through the dice: the half of a trick

@@ -43,7 +43,6 @@ Events: ``game_started``, ``round_started``, ``rolled``, ``direction_chosen``,
 ``placed``, ``trick_played``, ``shanghai_called``, ``game_ended``.
 """
 
-from .bots import random_command
 from .cards import CARDS, DECK, NATIONS, TRICK_ACTIONS, Card
 from .engine import (
     SYSTEM_ENDINGS,
@@ -56,7 +55,8 @@ from .engine import (
     new_game,
     replay,
 )
-from .errors import CODES, IllegalCommand
+from .illegal import CODES, IllegalCommand
+from .random_player import random_command
 from .scoring import score
 from .serialize import state_from_json, state_to_json
 from .state import GameState, Player

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 
 from .cards import CARDS, EXTRA_WILD_IDS, NATIONS, all_card_ids
 from .cards import DECK as BASE_DECK
-from .commands import parse_command
 from .distribution import distribute
-from .errors import IllegalCommand
+from .illegal import IllegalCommand
 from .scoring import score, winner_of
+from .shapes import parse_command
 from .state import (
     DIRECTION,
     FINISHED,

@@ -48,7 +48,7 @@ from typing import Any
 from . import fairness
 from .cards import DECK
 from .engine import SYSTEM_ENDINGS, Event, decide, end_game, evolve, new_game
-from .errors import IllegalCommand
+from .illegal import IllegalCommand
 from .state import PLACEMENT, SEATS, GameState
 
 RECORD_FORMAT = "shanghaien-game"

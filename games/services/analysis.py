@@ -1,5 +1,5 @@
 """The analysis after the game: the worker weighs a finished game's decisions with the
-captain's playouts (``games.bots.analysis``), a short chunk at a time, and stores them.
+captain's playouts (``games.bots.hindsight``), a short chunk at a time, and stores them.
 
 A game that ends as ``finished`` gets a pending ``GameAnalysis`` row in the transaction
 that ends it (``queue``): that row is the work queue, read newest first on a partial
@@ -26,7 +26,7 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
-from ..bots import analysis
+from ..bots import hindsight
 from ..models import Event, Game, GameAnalysis
 from . import limits
 
@@ -81,11 +81,11 @@ def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
     try:
         events = Event.objects.filter(game_id=row.game_id).order_by("seq")
         events = [e.as_rules_event() for e in events]
-        found = analysis.decisions(events)
+        found = hindsight.decisions(events)
         slowest = 0.0
         while done < len(found) and (done == start or clock() + slowest < deadline):
             before = clock()
-            entry = analysis.analyse_decision(found[done], row.game_id)
+            entry = hindsight.analyse_decision(found[done], row.game_id)
             if entry is not None:
                 added.append(entry)
             done += 1

@@ -15,7 +15,7 @@ from games.models import Notification
 from games.services import invitations
 
 from ..helpers.accounts import give_authenticator_app, totp_code
-from ..helpers.clock import run_worker
+from ..helpers.days import run_worker
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from games.models import Game, Notification
 from games.services import commands, invitations, notify
 
 from ..helpers.accounts import confirmed_address
-from ..helpers.clock import DAY, START, run_worker
+from ..helpers.days import DAY, START, run_worker
 from .test_allauth import confirmation_path, sign_up
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ..daphne import start_server
-from ..helpers.db import database_url as test_database_url
+from ..helpers.databases import database_url as test_database_url
 from .helpers import Mailbox, register_mailbox
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the

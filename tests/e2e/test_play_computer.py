@@ -16,7 +16,7 @@ from django.apps import apps
 from games.models import Game
 
 from ..daphne import ROOT
-from ..helpers.db import database_url
+from ..helpers.databases import database_url
 from ..helpers.processes import stop
 from .helpers import board, in_thread, sign_up, version, wait_for_version_above, wait_until_live
 from .test_board import act

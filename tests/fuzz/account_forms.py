@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .forms import NAMES, mostly, quoted
+from .hostile_forms import NAMES, mostly, quoted
 
 ADDRESSES = ["anna@example.org", "ANNA@example.org", "new@example.org", "", "not-an-email", "a@b"]
 PASSWORDS = ["tavern-dice-42", "wrong", "", "x" * 5000]

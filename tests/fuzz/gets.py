@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .forms import path_part, quoted
+from .hostile_forms import path_part, quoted
 from .strategies import hostile_text
 
 GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis"]

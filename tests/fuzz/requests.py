@@ -13,9 +13,9 @@ from accounts.tokens import do_issue_token
 from games.models import ChatMessage, Game
 from games.services import chat
 
-from .forms import BOUNDARY
+from .hostile_forms import BOUNDARY
+from .snapshots import finished_game, new_game
 from .strategies import http_body
-from .world import finished_game, new_game
 
 # Who sends a request: a name of tests/conftest.py's players, or one of these.
 USER_OF = {

@@ -22,14 +22,14 @@ from accounts.holidays import do_declare_holiday
 from accounts.models import Holiday, PushSubscription
 from games import rules
 from games.models import Command, Invitation
-from games.rules.commands import COMMAND_TYPES
+from games.rules.shapes import COMMAND_TYPES
 from games.services import commands, commitments
 from shanghaien.lib.errors import ServiceError
 
 from ..helpers.push_service import Device
 from .account_forms import ACCOUNT_FORMS, plan_account_form
-from .forms import NAMES, form_post, mostly, path_part
 from .gets import GET_PAGES, get_path
+from .hostile_forms import NAMES, form_post, mostly, path_part
 from .requests import (
     DAYS,
     PAGE_STATUSES,
@@ -40,6 +40,7 @@ from .requests import (
     headers_for,
     who_strategy,
 )
+from .snapshots import PLAUSIBLE, changes, snapshot
 from .strategies import (
     chat_text,
     dumps,
@@ -49,7 +50,6 @@ from .strategies import (
     pick,
     undocumented,
 )
-from .world import PLAUSIBLE, changes, snapshot
 
 pytestmark = pytest.mark.django_db
 

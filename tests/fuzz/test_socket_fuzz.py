@@ -24,11 +24,12 @@ from hypothesis import strategies as st
 
 from games import rules
 from games.models import Game
-from games.rules.commands import COMMAND_TYPES
+from games.rules.shapes import COMMAND_TYPES
 from shanghaien.asgi import application
-from tests.helpers.sockets import site_origin
+from tests.helpers.communicators import site_origin
 from tests.realtime.protocol import check
 
+from .snapshots import PLAUSIBLE, changes, new_game, only_added, snapshot
 from .strategies import (
     any_value,
     chat_text,
@@ -39,7 +40,6 @@ from .strategies import (
     socket_frame,
     undocumented,
 )
-from .world import PLAUSIBLE, changes, new_game, only_added, snapshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,7 +11,7 @@ import pytest
 from django.db import transaction
 
 from games import jobs
-from games.bots import analysis as pure
+from games.bots import hindsight as pure
 from games.bots import search
 from games.models import Game, GameAnalysis
 from games.services import analysis, commands, endings

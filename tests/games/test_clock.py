@@ -11,7 +11,7 @@ from games.clock import effective_deadline
 from games.models import Game
 from games.services import commands, invitations
 
-from ..helpers.clock import DAY, START, at_once, run_worker, still_running_at
+from ..helpers.days import DAY, START, at_once, run_worker, still_running_at
 from ..helpers.games import post
 
 

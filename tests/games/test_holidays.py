@@ -9,7 +9,7 @@ from games.access import seating
 from games.clock import effective_deadline
 from games.serializers import game_json
 
-from ..helpers.clock import DAY, START, still_running_at
+from ..helpers.days import DAY, START, still_running_at
 from ..helpers.games import post
 
 

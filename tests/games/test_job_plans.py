@@ -23,7 +23,7 @@ from games.models import Game, GameAnalysis, Notification
 from games.services import analysis, endings
 
 from ..helpers.accounts import confirmed_address
-from ..helpers.clock import DAY, START
+from ..helpers.days import DAY, START
 from ..helpers.games import abort_as_before, play_on, post
 
 User = get_user_model()

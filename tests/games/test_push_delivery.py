@@ -14,7 +14,7 @@ from games.clock import effective_deadline
 from games.models import Game, Notification
 from games.services import commands, endings, invitations, notify, presence
 from shanghaien.lib import webpush
-from shanghaien.lib.moments import local_moment
+from shanghaien.lib.local_time import local_moment
 
 from ..helpers.push_service import Device, serve, vapid_claims
 

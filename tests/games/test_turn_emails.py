@@ -11,7 +11,7 @@ from games.models import Game, Notification
 from games.services import commands, invitations, notify, presence
 
 from ..helpers.accounts import confirmed_address
-from ..helpers.clock import DAY, START, at_once, run_worker
+from ..helpers.days import DAY, START, at_once, run_worker
 
 
 @pytest.mark.django_db

@@ -20,7 +20,7 @@ from django.utils import timezone
 from games import jobs
 from games.management.commands import run_worker
 from games.models import WorkerHeartbeat
-from tests.helpers.db import database_url
+from tests.helpers.databases import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)

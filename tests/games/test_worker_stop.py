@@ -15,7 +15,7 @@ import pytest
 
 from games.models import Game, Notification
 from tests.helpers.accounts import confirmed_address
-from tests.helpers.db import database_url
+from tests.helpers.databases import database_url
 from tests.helpers.slow_mail import noted
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,8 +20,8 @@ from channels.testing import HttpCommunicator
 from shanghaien.asgi import application
 
 from ..daphne import start_server
-from ..helpers.db import database_url
-from ..helpers.sockets import session_cookie
+from ..helpers.communicators import session_cookie
+from ..helpers.databases import database_url
 
 
 def get(url: str, **headers: str) -> int:

@@ -14,9 +14,9 @@ import pytest
 from shanghaien.lib import error_reports
 
 from ..daphne import ROOT, start_server
-from ..helpers.db import database_url
+from ..helpers.communicators import session_cookie
+from ..helpers.databases import database_url
 from ..helpers.sentry import error_service, exception_types
-from ..helpers.sockets import session_cookie
 
 
 def environment(**more: str) -> dict:

@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from games.models import Game, Notification
 
 from ..daphne import ROOT, free_port
-from ..helpers.db import database_url
+from ..helpers.databases import database_url
 from ..helpers.processes import stop
 from ..realtime.protocol import check
 

@@ -21,7 +21,7 @@ from asgiref.sync import sync_to_async
 from games import broadcast
 
 from ..daphne import start_server
-from ..helpers.db import database_url, uses_postgres
+from ..helpers.databases import database_url, uses_postgres
 from .protocol import check
 
 pytestmark = [

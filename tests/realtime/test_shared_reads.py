@@ -16,7 +16,7 @@ from games import rules
 from games.frames import FRAMES
 from games.services import commands
 
-from ..helpers.db import uses_postgres
+from ..helpers.databases import uses_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

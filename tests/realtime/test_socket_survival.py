@@ -20,7 +20,7 @@ from shanghaien.lib import sockets as sockets_lib
 from shanghaien.lib.ratelimit import FrameBudget
 
 from ..helpers.accounts import confirmed_address
-from ..helpers.sockets import communicator
+from ..helpers.communicators import communicator
 from .protocol import check
 
 pytestmark = pytest.mark.django_db(transaction=True)

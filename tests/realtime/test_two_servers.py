@@ -17,8 +17,8 @@ import websockets
 from accounts.models import ApiToken
 
 from ..daphne import start_server
-from ..helpers.db import database_url, uses_postgres
-from ..helpers.sockets import session_cookie
+from ..helpers.communicators import session_cookie
+from ..helpers.databases import database_url, uses_postgres
 from .protocol import check
 
 ROOT = Path(__file__).resolve().parents[2]

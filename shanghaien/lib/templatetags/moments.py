@@ -5,7 +5,7 @@ from django.utils import formats, timezone
 from django.utils.dateparse import parse_date
 from django.utils.html import format_html
 
-from ..moments import as_moment, local_moment
+from ..local_time import as_moment, local_moment
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 """The bots' strength: every level against a random player, a greedy one and each other.
 
-    python bench/bots.py [--games N] [--processes P] [--seed S] [--only LEVEL] [--json FILE]
+    python bench/bot_strength.py [--games N] [--processes P] [--seed S] [--only LEVEL] [--json FILE]
 
 Each pairing plays N games (default 1,000), seats alternated, half of them with the
 extra-wild-card variant, spread over P processes (default: every core). It prints each

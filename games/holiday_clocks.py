@@ -39,5 +39,7 @@ def holidays_changed(sender, instance: Holiday, **kwargs) -> None:
 
 
 def connect() -> None:
-    post_save.connect(holidays_changed, sender=Holiday, dispatch_uid="games.holidays")
-    post_delete.connect(holidays_changed, sender=Holiday, dispatch_uid="games.holidays.delete")
+    post_save.connect(holidays_changed, sender=Holiday, dispatch_uid="games.holiday_clocks")
+    post_delete.connect(
+        holidays_changed, sender=Holiday, dispatch_uid="games.holiday_clocks.delete"
+    )

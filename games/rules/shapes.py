@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import NATIONS
-from .errors import IllegalCommand
+from .illegal import IllegalCommand
 
 # type -> the keys it takes besides "type"
 _SIMPLE: dict[str, tuple[str, ...]] = {

@@ -26,7 +26,7 @@ from django.urls import path
 
 from shanghaien.asgi import application, websocket_application
 
-from .consumers import EchoConsumer
+from .echo import EchoConsumer
 
 _lock = threading.Lock()
 _counts: Counter = Counter()

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from ..daphne import start_server
-from ..helpers.db import database_url
+from ..helpers.databases import database_url
 from ..helpers.push_service import Device, serve, vapid_claims
 from .helpers import in_thread, log_in_by_cookie, wait_until_live
 

@@ -1,4 +1,4 @@
-"""The analysis after the game (games/bots/analysis.py): the decisions read back from the
+"""The analysis after the game (games/bots/hindsight.py): the decisions read back from the
 log, the captain's estimates before and after each, forced moves skipped, the same
 numbers every time, in chunks or in one go, and pure Python."""
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from games.bots import choose
-from games.bots.analysis import analyse, analyse_decision, decisions
+from games.bots.hindsight import analyse, analyse_decision, decisions
 from games.bots.players import playable
 from games.rules import decide, evolve, legal_commands, new_game
 
@@ -118,7 +118,7 @@ def test_a_log_the_rules_refuse_is_an_error():
 
 def test_the_analysis_imports_no_django_module():
     code = (
-        "import sys, games.bots.analysis\n"
+        "import sys, games.bots.hindsight\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] == 'django')))\n"
     )
     out = subprocess.run(

@@ -1,6 +1,6 @@
 """Engine benchmark: random full games on one core.
 
-    python bench/engine.py [--games N] [--seed S]
+    python bench/engine_speed.py [--games N] [--seed S]
 
 Prints games per second and microseconds per command, for both variants. A command
 here is one ``decide`` plus the ``evolve`` of its events; the random player's choice

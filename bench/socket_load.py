@@ -1,13 +1,13 @@
 """What game sockets cost a Daphne process: memory, a reconnect storm, moves beside them.
 
-    python bench/sockets.py [--sockets 3000] [--games 8] [--moves 40] [--json]
+    python bench/socket_load.py [--sockets 3000] [--games 8] [--moves 40] [--json]
 
-Starts Daphne (bench.asgi: the site plus /bench/stats) with the options the image runs
+Starts Daphne (bench.load_site: the site plus /bench/stats) with the options the image runs
 it with (the Dockerfile's CMD: handshake timeout, listen backlog), on a fresh PostgreSQL
 database (BENCH_DB, default shanghaien_bench_sockets, on BENCH_PG) and a flushed Redis
 database (BENCH_REDIS, default 3), and makes N/2 two-player games through the services.
 
-1. Moves, no idle sockets: a few games played through their sockets (bench/players.py);
+1. Moves, no idle sockets: a few games played through their sockets (bench/load_clients.py);
    the Daphne process's CPU per move (/proc/<pid>/stat, around the moves only).
 2. Idle sockets: both players' boards of the N/2 games opened, 20 handshakes at a time;
    the process's resident memory before and after, per socket.
@@ -15,7 +15,7 @@ database (BENCH_REDIS, default 3), and makes N/2 two-player games through the se
 4. A restart: a new Daphne, and all N boards reconnect at once (what a deploy does):
    how many handshakes fail, how long until every board has its state, the process's
    CPU per handshake and its memory afterwards.
-Throughout, the process's garbage collections (bench/asgi.py): the full ones' pauses.
+Throughout, the process's garbage collections (bench/load_site.py): the full ones' pauses.
 
 A readable table, then (last line) the figures as one JSON object. The exit status is 0
 even when a target is missed; 1 only if the benchmark itself could not run.
@@ -39,17 +39,17 @@ import urllib.request
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# The bench's own databases, set before bench.world reads them (and Django, the settings).
+# The bench's own databases, set before bench.load_world reads them (and Django, the settings).
 os.environ.setdefault("BENCH_REDIS", "redis://127.0.0.1:6379/3")
 DB_NAME = os.environ.get("BENCH_DB", "shanghaien_bench_sockets")
 
-from bench import world  # noqa: E402 (found once ROOT is on the path)
+from bench import load_world as world  # noqa: E402 (found once ROOT is on the path)
 
 world.DB_NAME = DB_NAME
 os.environ["DATABASE_URL"] = f"{world.PG_SERVER}/{DB_NAME}"
 
 from bench.costs import TICK, Server, cpu_ticks  # noqa: E402
-from bench.players import play_games  # noqa: E402
+from bench.load_clients import play_games  # noqa: E402
 from tests.daphne import Servers, _kill, _serves, free_port  # noqa: E402
 
 # The targets (docs/performance.md).
@@ -103,7 +103,7 @@ class Daphne(Server):
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", *self.command, "bench.asgi:application"],
+                [sys.executable, "-m", "daphne", *self.command, "bench.load_site:application"],
                 cwd=ROOT,
                 env=environment,
                 stdout=sink,
@@ -202,7 +202,7 @@ async def close_all(sockets) -> None:
 
 
 def make_games(count: int, tag: str, threads: int = 8) -> list:
-    """bench.world.make_games on a few threads: each game's writes wait on their commits."""
+    """bench.load_world.make_games on a few threads: each game's writes wait on their commits."""
     from concurrent.futures import ThreadPoolExecutor
 
     from django.db import connections

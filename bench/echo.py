@@ -1,4 +1,4 @@
-"""The echo socket of bench/load.py, served only by bench.asgi.
+"""The echo socket of bench/load.py, served only by bench.load_site.
 
 It measures the stack itself: the same Daphne, Channels, websocket client and JSON
 framing as a move, without the game and without the database.
