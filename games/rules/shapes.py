@@ -12,7 +12,7 @@ from .cards import NATIONS
 from .illegal import IllegalCommand
 
 # type -> the keys it takes besides "type"
-_SIMPLE: dict[str, tuple[str, ...]] = {
+SIMPLE_KEYS: dict[str, tuple[str, ...]] = {
     "roll": (),
     "shanghai": (),
     "resign": (),
@@ -21,22 +21,41 @@ _SIMPLE: dict[str, tuple[str, ...]] = {
     "place": ("die",),
 }
 # trick half -> the keys it takes besides "type", "card" and "half"
-_TRICK_HALVES: dict[str, tuple[str, ...]] = {
+TRICK_HALF_KEYS: dict[str, tuple[str, ...]] = {
     "wild": ("nation",),
     "adjust": ("die", "delta"),
     "both": (),
     "reroll": (),
 }
 
-COMMAND_TYPES = (*_SIMPLE, "trick")
+COMMAND_TYPES = (*SIMPLE_KEYS, "trick")
+
+# key -> the values it may take (a trick's "card" is any card id: the engine decides
+# whether that card is the player's). ``games.messages`` declares the commands from these
+# tables, so the schema of the API and of the sockets says what this module checks.
+VALUES: dict[str, tuple] = {
+    "one_at": ("left", "right"),
+    "die": (0, 1),
+    "delta": (1, -1),
+    "nation": NATIONS,
+}
 
 
 def _bad(message: str) -> IllegalCommand:
     return IllegalCommand("bad_command", message)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _one_of(value: Any, allowed: tuple) -> bool:
+    """``value`` is one of ``allowed``, of the same type (True is not the die 1)."""
+    return any(type(value) is type(choice) and value == choice for choice in allowed)
+
+
+_WRONG_VALUE = {
+    "one_at": "'one_at' is 'left' or 'right'.",
+    "die": "'die' is 0 or 1, the index of a rolled die.",
+    "delta": "'delta' is 1 or -1.",
+    "nation": f"'nation' is one of {', '.join(NATIONS)}.",
+}
 
 
 def _check_keys(command: dict, expected: tuple[str, ...]) -> None:
@@ -58,19 +77,14 @@ def parse_command(command: Any) -> dict:
         raise _bad(f"Unknown command type {kind!r}; expected one of {', '.join(COMMAND_TYPES)}.")
     if kind == "trick":
         half = command.get("half")
-        if not isinstance(half, str) or half not in _TRICK_HALVES:
-            raise _bad(f"A trick's 'half' is one of {', '.join(_TRICK_HALVES)}.")
+        if not isinstance(half, str) or half not in TRICK_HALF_KEYS:
+            raise _bad(f"A trick's 'half' is one of {', '.join(TRICK_HALF_KEYS)}.")
         if not isinstance(command.get("card"), str):
             raise _bad("A trick needs the 'card' id of the trick card.")
-        _check_keys(command, ("card", "half", *_TRICK_HALVES[half]))
+        _check_keys(command, ("card", "half", *TRICK_HALF_KEYS[half]))
     else:
-        _check_keys(command, _SIMPLE[kind])
-    if "one_at" in command and command["one_at"] not in ("left", "right"):
-        raise _bad("'one_at' is 'left' or 'right'.")
-    if "die" in command and not (_is_int(command["die"]) and command["die"] in (0, 1)):
-        raise _bad("'die' is 0 or 1, the index of a rolled die.")
-    if "delta" in command and not (_is_int(command["delta"]) and command["delta"] in (1, -1)):
-        raise _bad("'delta' is 1 or -1.")
-    if "nation" in command and command["nation"] not in NATIONS:
-        raise _bad(f"'nation' is one of {', '.join(NATIONS)}.")
+        _check_keys(command, SIMPLE_KEYS[kind])
+    for key, allowed in VALUES.items():
+        if key in command and not _one_of(command[key], allowed):
+            raise _bad(_WRONG_VALUE[key])
     return command
