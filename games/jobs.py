@@ -29,26 +29,10 @@ from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
 from .emails import compose, send_mail, unsubscribe_headers
 from .models import Game, Notification, WorkerHeartbeat
 from .services import analysis, endings, notify
+from .worker_stop import stopping
 
 log = logging.getLogger(__name__)
 
-
-class StopRequest:
-    """Whether the worker was asked to stop (``run_worker`` sets it on SIGTERM or SIGINT).
-
-    The jobs that work through many items look at it between two: each item is its own
-    transaction, so a stop waits for the item in hand, not for the whole queue. A plain
-    attribute, so that a signal handler sets it without taking a lock.
-    """
-
-    def __init__(self) -> None:
-        self.reason = ""
-
-    def __bool__(self) -> bool:
-        return bool(self.reason)
-
-
-stopping = StopRequest()
 
 # After the n-th failed try to send an email, wait RETRY_DELAYS[n - 1] before the next;
 # once the last delay is used up, the next failure gives the email up for good. So five
