@@ -18,7 +18,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 def test_a_new_player_is_emailed_and_unsubscribes_in_one_tap(
     asgi_server, browser, django_user_model, screenshot, settings
 ):
-    from games.jobs import send_notifications
+    from games.notify.send import send_notifications
     from games.services import invitations
 
     settings.SITE_URL = asgi_server  # the links in the emails point at the test server

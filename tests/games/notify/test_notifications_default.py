@@ -9,14 +9,17 @@ import pytest
 from django.core import mail, signing
 from django.test import Client
 
-from accounts.models import UNSUBSCRIBE_SALT, User
+from accounts.models import User
 from games import rules
 from games.models import Game, Notification
-from games.services import commands, invitations, notify
+from games.notify import queue as notify
+from games.notify.preferences import UNSUBSCRIBE_SALT, unsubscribe_token, wants
+from games.services import commands, invitations
 
-from ..helpers.accounts import confirmed_address
-from ..helpers.days import DAY, START, run_worker
-from .test_allauth import confirmation_path, sign_up
+from ...accounts.test_allauth import confirmation_path, sign_up
+from ...helpers.accounts import confirmed_address
+from ...helpers.choices import choices_of_player, choose
+from ...helpers.days import DAY, START, run_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +46,7 @@ TIMEOUTS = (*PREFERENCES, "email_timeouts")
 
 
 def preferences(user, names=PREFERENCES) -> dict:
-    user.refresh_from_db()
-    return {name: getattr(user, name) for name in names}
+    return choices_of_player(user, names)
 
 
 def new_player(name: str) -> User:
@@ -58,7 +60,8 @@ def new_player(name: str) -> User:
 
 
 def player(name: str, **choices) -> User:
-    user = User.objects.create_user(name, password="x", **choices)
+    user = User.objects.create_user(name, password="x")
+    choose(user, **choices)
     confirmed_address(user)
     return user
 
@@ -138,7 +141,8 @@ def test_an_unconfirmed_player_gets_no_email_of_ours():
     for name in ("anna", "bernd"):
         sign_up(Client(), name)  # the confirmation links are never followed
     anna, bernd = User.objects.get(username="anna"), User.objects.get(username="bernd")
-    assert bernd.email_on_turn and bernd.email_invitations  # on, but not to this address
+    on = preferences(bernd, ("email_on_turn", "email_invitations"))
+    assert all(on.values())  # on, but not to this address
     mail.outbox.clear()
     game = new_game(anna, bernd)
     next_turn_of(game, anna)
@@ -154,12 +158,12 @@ def test_turn_and_invitation_emails_are_two_preferences(client):
     data = {"email_on_turn": "on", "time_zone": "UTC", "language": ""}  # invitations off
     assert client.post("/accounts/preferences/", data).status_code == 302
     bernd.refresh_from_db()
-    assert bernd.wants_email("turn") and not bernd.wants_email("invitation")
+    assert wants(bernd, "turn", "email") and not wants(bernd, "invitation", "email")
     assert "email_invitations" in client.get("/users/bernd/").content.decode()
     data = {"email_invitations": "on", "time_zone": "UTC", "language": ""}  # turns off
     client.post("/accounts/preferences/", data)
     bernd.refresh_from_db()
-    assert not bernd.wants_email("turn") and bernd.wants_email("invitation")
+    assert not wants(bernd, "turn", "email") and wants(bernd, "invitation", "email")
 
 
 # -- the one-click unsubscribe link ---------------------------------------------------------
@@ -313,7 +317,7 @@ def tampered(token: str, other_id: int) -> list[str]:
 
 def test_a_tampered_link_gets_a_clear_400_and_changes_nothing():
     anna, bernd = player("anna"), player("bernd")
-    token = bernd.unsubscribe_token("turn")
+    token = unsubscribe_token(bernd, "turn")
     before = {user.pk: preferences(user) for user in (anna, bernd)}
     client = Client(raise_request_exception=True)
     for bad in tampered(token, anna.pk):
@@ -328,7 +332,7 @@ def test_a_tampered_link_gets_a_clear_400_and_changes_nothing():
 
 def test_the_link_of_a_deleted_account_is_a_404_page():
     bernd = player("bernd")
-    token = bernd.unsubscribe_token("invitation")
+    token = unsubscribe_token(bernd, "invitation")
     bernd.delete()
     response = Client(raise_request_exception=True).post(f"/accounts/unsubscribe/{token}/")
     assert response.status_code == 404
