@@ -13,7 +13,7 @@ from accounts.models import User
 from games import rules
 from games.models import Game, Notification
 from games.notify import queue as notify
-from games.notify.preferences import UNSUBSCRIBE_SALT, unsubscribe_token, wants
+from games.notify.preferences import UNSUBSCRIBE_SALT, chosen, unsubscribe_token, wants
 from games.services import commands, invitations
 
 from ...accounts.test_allauth import confirmation_path, sign_up
@@ -401,3 +401,71 @@ def test_the_migration_keeps_each_players_choices():
         },
     }
     assert newcomer == DEFAULTS
+
+
+NINE = (
+    "email_on_turn",
+    "email_invitations",
+    "daily_digest",
+    "email_reminders",
+    "email_timeouts",
+    "push_on_turn",
+    "push_invitations",
+    "push_reminders",
+    "push_timeouts",
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_move_to_one_column_copies_every_players_nine_choices_exactly():
+    """accounts 0016: each player's nine preferences, as they were, become their stored
+    choices; the columns stay for the release still serving, whose inserts and reads go
+    on (0017 gives them database defaults for this release's inserts)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("accounts", "0015_user_notification_choices")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    OldUser = executor.loader.project_state(before).apps.get_model("accounts", "User")
+    rng = random.Random(7)
+    old = {}
+    for n in range(12):
+        values = {name: rng.random() < 0.5 for name in NINE}
+        OldUser.objects.create(username=f"p{n}", email=f"p{n}@example.org", **values)
+        old[f"p{n}"] = values
+    OldUser.objects.create(username="untouched", email="u@example.org")  # the defaults
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    try:
+        executor.migrate(executor.loader.graph.leaf_nodes())
+        with connection.cursor() as cursor:  # the release still serving inserts a player
+            columns = ", ".join(NINE)
+            cursor.execute(
+                f"INSERT INTO accounts_user (username, email, password, is_superuser, "
+                f"is_staff, is_active, first_name, last_name, date_joined, language, "
+                f"time_zone, suspension_reason, bot_level, push_devices, {columns}) "
+                f"VALUES ('olduser', '', '', false, false, true, '', '', "
+                f"CURRENT_TIMESTAMP, '', 'UTC', '', '', 0, {', '.join(['true'] * 9)})"
+            )
+        User.objects.create_user("newcomer", password="x")  # this release, which names none
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    for name, values in old.items():
+        user = User.objects.get(username=name)
+        assert user.notification_choices == values
+        assert {field: chosen(user, field) for field in NINE} == values
+    untouched = User.objects.get(username="untouched")
+    assert untouched.notification_choices == {
+        **DEFAULTS,
+        **{
+            "email_timeouts": True,
+            "push_on_turn": True,
+            "push_invitations": True,
+            "push_reminders": True,
+            "push_timeouts": True,
+        },
+    }
+    assert User.objects.get(username="olduser").notification_choices == {}  # the defaults
+    assert User.objects.get(username="newcomer").notification_choices == {}
