@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
+from .devices import device_name
 from .models import ApiToken, Block, Holiday, PushSubscription, User
-from .push import device_name
 
 
 class SuspendedFilter(admin.SimpleListFilter):
@@ -32,15 +32,6 @@ class UserAdmin(BaseUserAdmin):
             _("Preferences"),
             {
                 "fields": (
-                    "email_on_turn",
-                    "email_invitations",
-                    "daily_digest",
-                    "email_reminders",
-                    "email_timeouts",
-                    "push_on_turn",
-                    "push_invitations",
-                    "push_reminders",
-                    "push_timeouts",
                     "language",
                     "time_zone",
                 )

@@ -31,8 +31,8 @@ from shanghaien.lib.input import parse_json
 from shanghaien.lib.outage import is_database_unavailable, outage_response
 
 from .blocks import do_block, do_unblock
+from .devices import SESSION_KEY, device_name, do_remove_device, do_subscribe
 from .holidays import do_cancel_holiday, do_declare_holiday
-from .push import SESSION_KEY, device_name, do_remove_device, do_subscribe
 from .tokens import BadToken, bearer_token, user_for_token
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import try_again_in
 
-from .models import CHANNEL_FIELDS, SUSPENDED_FOR_GOOD, User, time_zones
+from .models import SUSPENDED_FOR_GOOD, User, time_zones
 from .throttle import wait_for
 
 
@@ -74,47 +74,6 @@ class SignupForm(AllauthSignupForm):
         user.language = translation.get_language() or ""
         user.save(update_fields=["time_zone", "language"])
         return user
-
-
-class PreferencesForm(forms.ModelForm):
-    """What a player wants by email and on their devices, and the language and time zone
-    of their pages and emails. The address itself changes on the email page, where a new
-    one replaces the old only once it is confirmed."""
-
-    time_zone = forms.TypedChoiceField(label=_("time zone"), choices=time_zone_choices)
-
-    class Meta:
-        model = User
-        fields = (
-            "language",
-            "time_zone",
-            "email_on_turn",
-            "email_invitations",
-            "daily_digest",
-            "email_reminders",
-            "email_timeouts",
-            "push_on_turn",
-            "push_invitations",
-            "push_reminders",
-            "push_timeouts",
-        )
-
-    def channels(self):
-        """The table of the profile: each kind of notification with its email and push
-        boxes (``accounts.models.CHANNEL_FIELDS``)."""
-        names = {
-            "turn": _("Your turn"),
-            "invitation": _("An invitation"),
-            "reminder": _("A deadline is near"),
-            "timeout": _("A game won or lost on time"),
-        }
-        rows = []
-        for kind, (email, push) in CHANNEL_FIELDS.items():
-            # each box is named by its row and its column, for a screen reader
-            self.fields[email].widget.attrs["aria-labelledby"] = f"channel-{kind} channel-email"
-            self.fields[push].widget.attrs["aria-labelledby"] = f"channel-{kind} channel-push"
-            rows.append((kind, names[kind], self[email], self[push]))
-        return rows
 
 
 class HolidayForm(forms.Form):

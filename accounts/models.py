@@ -6,7 +6,6 @@ from functools import cache
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
-from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower, Upper
@@ -51,37 +50,6 @@ def validate_time_zone(name: str) -> None:
         raise ValidationError(_("Not a time zone: choose one from the list."), code="time_zone")
 
 
-# The one-click unsubscribe link of every email of ours (``User.unsubscribe_token``):
-# which emails the link of each kind of email turns off, and the preferences that does.
-# The digest stands in for the turn emails, so turning it off turns those off too:
-# otherwise an email a turn would start where the player asked for less. (A timeout email
-# of an earlier release carries a link signed "turn", which still works as it did.)
-UNSUBSCRIBE_FROM = {
-    "turn": "turn",
-    "timeout": "timeout",
-    "invitation": "invitation",
-    "reminder": "reminder",
-    "digest": "digest",
-}
-UNSUBSCRIBE_FIELDS = {
-    "turn": ("email_on_turn",),
-    "invitation": ("email_invitations",),
-    "reminder": ("email_reminders",),
-    "timeout": ("email_timeouts",),
-    "digest": ("daily_digest", "email_on_turn"),
-}
-
-# The kinds of notification a player chooses a channel for (email, push, both or none),
-# with the two preferences of each: (email, push).
-CHANNEL_FIELDS = {
-    "turn": ("email_on_turn", "push_on_turn"),
-    "invitation": ("email_invitations", "push_invitations"),
-    "reminder": ("email_reminders", "push_reminders"),
-    "timeout": ("email_timeouts", "push_timeouts"),
-}
-UNSUBSCRIBE_SALT = "accounts.unsubscribe"  # these signatures are good for nothing else
-
-
 # The computer opponents' levels, weakest first (games.bots.LEVELS, which a test holds
 # to this list), and their accounts' names.
 BOT_LEVELS = [
@@ -102,41 +70,11 @@ def bot_mark(level: str) -> str:
 class User(AbstractUser):
     """A player or an admin."""
 
-    email_on_turn = models.BooleanField(
-        _("email me when it is my turn"),
-        default=True,
-        help_text=_("At most one email per game and turn."),
-    )
-    email_invitations = models.BooleanField(
-        _("email me when I am invited"),
-        default=True,
-        help_text=_("One email per invitation to a game."),
-    )
-
-    daily_digest = models.BooleanField(
-        _("one email a day instead"),
-        default=False,
-        help_text=_("A daily list of the games waiting for you, instead of one email per turn."),
-    )
-    email_reminders = models.BooleanField(
-        _("deadline reminders"),
-        default=True,
-        help_text=_("One email when a fifth of your time to move is left."),
-    )
-
-    email_timeouts = models.BooleanField(
-        _("email me when a game is won or lost on time"),
-        default=True,
-        help_text=_("One email when a game ends because the time to move ran out."),
-    )
-    # Push notifications, on every device the player turned them on (PushSubscription).
-    push_on_turn = models.BooleanField(_("notify my devices when it is my turn"), default=True)
-    push_invitations = models.BooleanField(_("notify my devices when I am invited"), default=True)
-    push_reminders = models.BooleanField(_("notify my devices before a deadline"), default=True)
-    push_timeouts = models.BooleanField(
-        _("notify my devices when a game is won or lost on time"), default=True
-    )
-    # How many rows of push_subscriptions the player has (accounts.push keeps it): a move
+    # What the player chose to be told of, and how (by email, on their devices): the
+    # notify slice's data (games.notify.preferences reads and writes it, from its table
+    # of kinds); this app keeps it and reads nothing in it. {} is every default.
+    notification_choices = models.JSONField(default=dict, db_default={}, blank=True, editable=False)
+    # How many rows of push_subscriptions the player has (accounts.devices keeps it): a move
     # that starts the turn of a player without a device then queries nothing for pushes.
     push_devices = models.PositiveSmallIntegerField(default=0, editable=False)
 
@@ -180,7 +118,8 @@ class User(AbstractUser):
     )
 
     # When the worker next looks at this player's digest (``next_digest_at``): set while
-    # the digest is chosen, kept by ``save`` and moved on by the worker (games.jobs).
+    # the digest is chosen (``schedule_digest``, games.notify.preferences), kept in step
+    # with the time zone by ``save`` and moved on by the worker (games.notify.queue).
     digest_due_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = CaseInsensitiveUserManager()
@@ -209,7 +148,7 @@ class User(AbstractUser):
             # The digest job reads only the players whose digest is due.
             models.Index(
                 fields=["digest_due_at"],
-                condition=models.Q(daily_digest=True),
+                condition=models.Q(digest_due_at__isnull=False),
                 name="user_digest_due_idx",
             ),
         ]
@@ -220,7 +159,7 @@ class User(AbstractUser):
         # after a password change no more than a session does.
         password_changed = self._password is not None and self.pk is not None
         update_fields = kwargs.get("update_fields")
-        if update_fields is None or {"daily_digest", "time_zone"} & set(update_fields):
+        if update_fields is None or "time_zone" in update_fields:
             self.schedule_digest()
             if update_fields is not None:
                 kwargs["update_fields"] = {*update_fields, "digest_due_at"}
@@ -231,37 +170,6 @@ class User(AbstractUser):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
-
-    def wants_email(self, kind: str) -> bool:
-        """Whether to email this player about ``kind``: the one place of the email policy.
-
-        ``turn``: one email per game and turn, unless they chose the daily digest instead;
-        ``invitation``: one per invitation received; ``reminder``: when a fifth of the
-        time to move is left; ``digest``: the daily list of games waiting; ``timeout``: a
-        game lost or won on time. All but the digest are on for a new account. Never to an
-        address the player has not confirmed (asked last, so that a player who wants
-        nothing costs no query), nor to a closed account.
-        """
-        if not (self.email and self.is_active) or self.bot_level:
-            return False
-        wanted = {
-            "turn": self.email_on_turn and not self.daily_digest,
-            "invitation": self.email_invitations,
-            "reminder": self.email_reminders,
-            "digest": self.daily_digest,
-            "timeout": self.email_timeouts,
-        }.get(kind, False)
-        return wanted and self.email_confirmed()
-
-    def wants_push(self, kind: str) -> bool:
-        """Whether to notify this player's devices about ``kind`` (turn, invitation,
-        reminder, timeout): their choice, which is on for every kind until they change
-        it, and only if they have a device (``push_subscriptions``)."""
-        if not self.is_active or self.bot_level or kind not in CHANNEL_FIELDS:
-            return False
-        if not self.push_devices:
-            return False
-        return getattr(self, CHANNEL_FIELDS[kind][1])
 
     def email_confirmed(self) -> bool:
         """Whether ``email`` is an address this player confirmed through its link."""
@@ -274,37 +182,6 @@ class User(AbstractUser):
             ).exists()
         )
 
-    def unsubscribe_token(self, kind: str) -> str:
-        """The signed token of the link, in an email of ``kind``, that turns those emails
-        off without logging in (``UNSUBSCRIBE_FROM``). It names the player and what it
-        turns off; it has no expiry, as the emails it is in stay in inboxes."""
-        signer = signing.Signer(salt=UNSUBSCRIBE_SALT)
-        return signer.sign_object([self.pk, UNSUBSCRIBE_FROM[kind]])
-
-    @staticmethod
-    def read_unsubscribe_token(token: str) -> tuple[int, str]:
-        """(user id, what to turn off) of an unsubscribe token; ``signing.BadSignature``
-        for a token this site did not sign with ``UNSUBSCRIBE_SALT``."""
-        try:
-            user_id, kind = signing.Signer(salt=UNSUBSCRIBE_SALT).unsign_object(token)
-        except (TypeError, ValueError) as error:  # signed, but not a pair
-            raise signing.BadSignature("not an unsubscribe token") from error
-        if type(user_id) is not int or kind not in UNSUBSCRIBE_FIELDS:
-            raise signing.BadSignature("not an unsubscribe token")
-        return user_id, kind
-
-    def receives(self, kind: str) -> bool:
-        """Whether the player's preference for the emails an unsubscribe link of ``kind``
-        turns off is on (the address aside)."""
-        return getattr(self, UNSUBSCRIBE_FIELDS[kind][0])
-
-    def unsubscribe(self, kind: str) -> None:
-        """Turn off the emails an unsubscribe link of ``kind`` names."""
-        fields = UNSUBSCRIBE_FIELDS[kind]
-        for field in fields:
-            setattr(self, field, False)
-        self.save(update_fields=fields)
-
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
         """The player's time zone (UTC if the stored name is no longer known)."""
@@ -313,14 +190,18 @@ class User(AbstractUser):
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             return zoneinfo.ZoneInfo("UTC")
 
-    def schedule_digest(self, now: datetime | None = None) -> None:
-        """Keep ``digest_due_at`` in step with the choice of the digest and the zone.
+    def schedule_digest(self, on: bool | None = None, now: datetime | None = None) -> None:
+        """Keep ``digest_due_at`` in step with the choice of a daily email and the zone.
 
+        ``on``: whether the player wants the daily email (games.notify.preferences says
+        when the choice changes); None: as before, a daily hour being due or not.
         Off: none. On: the next ``DIGEST_HOUR`` of the player's zone, unless an earlier
         one of the same zone is still waiting (the worker was down, or a save came
         between the hour and the worker's round): that day's digest still goes out.
         """
-        if not self.daily_digest:
+        if on is None:
+            on = self.digest_due_at is not None
+        if not on:
             self.digest_due_at = None
             return
         from django.utils import timezone

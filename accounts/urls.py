@@ -24,9 +24,6 @@ urlpatterns = [
     path("accounts/reset/done/", views.moved("account_login")),
     path("accounts/reset/<str:uidb64>/<str:token>/", views.old_reset_link),
     path("language/", views.set_language, name="set_language"),
-    path("accounts/preferences/", views.preferences, name="preferences"),
-    # the one-click link of every email of ours: no login, a signed token
-    path("accounts/unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("accounts/tokens/", views.create_token, name="create_token"),
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),

@@ -1,5 +1,3 @@
-from urllib.parse import quote
-
 from allauth.account import views as allauth_views
 from allauth.account.internal.flows.login import record_authentication
 from allauth.account.models import EmailAddress
@@ -8,29 +6,25 @@ from allauth.mfa.totp import views as totp_views
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core import signing
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views import i18n
 from django.views.decorators.cache import never_cache
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_POST
 
 from shanghaien.lib.errors import RateLimited, ServiceError
 from shanghaien.lib.ratelimit import try_again_in
 from shanghaien.lib.responses import rate_limited_page
 
 from .blocks import do_block, do_unblock
-from .forms import HolidayForm, PreferencesForm, TokenForm
+from .devices import do_remove_device
+from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .models import ApiToken, User
-from .push import do_remove_device
 from .throttle import wait_for
 from .tokens import do_issue_token
 
@@ -140,18 +134,6 @@ def old_reset_link(request, uidb64, token):
     return redirect("account_reset_password", permanent=False)
 
 
-@login_required
-@require_POST
-def preferences(request):
-    form = PreferencesForm(request.POST, instance=request.user)
-    if form.is_valid():
-        form.save()
-        messages.success(request, _("Preferences saved."))
-    else:
-        messages.error(request, _("Not saved: %(errors)s") % {"errors": form.errors.as_text()})
-    return redirect("profile", username=request.user.username)
-
-
 @never_cache  # the one page that shows the token: no cache may keep a copy
 @login_required
 @require_POST
@@ -248,58 +230,3 @@ def cancel_holiday(request, pk):
     except ServiceError as error:
         messages.error(request, error.message)
     return redirect("profile", username=request.user.username)
-
-
-# -- the one-click unsubscribe link of every email of ours -------------------------------
-
-# What the link of each kind turns off (accounts.models.UNSUBSCRIBE_FIELDS), asked before
-# and told after.
-_UNSUBSCRIBE_QUESTION = {
-    "turn": gettext_lazy("Stop the emails that tell you it is your turn?"),
-    "invitation": gettext_lazy("Stop the emails that tell you of an invitation to a game?"),
-    "reminder": gettext_lazy("Stop the reminders when a fifth of your time to move is left?"),
-    "timeout": gettext_lazy("Stop the emails that tell you a game was won or lost on time?"),
-    "digest": gettext_lazy(
-        "Stop the daily digest of the games waiting for you? No email per turn takes its place."
-    ),
-}
-_UNSUBSCRIBED = {
-    "turn": gettext_lazy("You will no longer get an email when it is your turn."),
-    "invitation": gettext_lazy("You will no longer get an email when you are invited to a game."),
-    "reminder": gettext_lazy("You will no longer get reminders of your deadlines."),
-    "timeout": gettext_lazy("You will no longer get an email when a game is won or lost on time."),
-    "digest": gettext_lazy("You will no longer get the daily digest, nor an email per turn."),
-}
-
-
-@never_cache
-@csrf_exempt  # no session acts: the signed token does, and mail clients post without cookies
-@require_http_methods(["GET", "HEAD", "POST"])
-def unsubscribe(request, token):
-    """The link of every email of ours, without logging in: the token (signed,
-    ``User.unsubscribe_token``) names the player and the emails. GET says what will stop
-    and changes nothing, since mail scanners open links; POST, the page's button or a mail
-    client's one-click (RFC 8058), turns them off. A link that is not ours: a 400 page."""
-    try:
-        user_id, kind = User.read_unsubscribe_token(token)
-    except signing.BadSignature:
-        return render(request, "accounts/unsubscribe.html", {"invalid": True}, status=400)
-    user = User.objects.filter(pk=user_id).first()
-    if user is None:  # the account is gone: nothing to send to
-        return render(request, "accounts/unsubscribe.html", {"gone": True}, status=404)
-    if request.method == "POST":
-        user.unsubscribe(kind)
-    profile = reverse("profile", args=[user.username]) + "#preferences"
-    if request.user.pk != user.pk:
-        profile = reverse("account_login") + "?next=" + quote(profile)  # then the profile
-    context = {
-        "kind": kind,
-        "done": request.method == "POST",
-        "off": not user.receives(kind),
-        "question": _UNSUBSCRIBE_QUESTION[kind],
-        "unsubscribed": _UNSUBSCRIBED[kind],
-        "profile_url": profile,
-    }
-    # in the language of the emails the link came in
-    with translation.override(user.language or translation.get_language()):
-        return render(request, "accounts/unsubscribe.html", context)

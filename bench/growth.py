@@ -345,7 +345,9 @@ def fill(apps, size: dict) -> dict:
                 "id": f"{u} + g",
                 "username": "'player' || g",
                 "email": "'player' || g || '@example.org'",
-                "daily_digest": f"g % {DIGEST_EVERY} = 0",
+                # the digest chosen (games.notify.preferences: the choices as JSON)
+                "notification_choices": f"CASE WHEN g % {DIGEST_EVERY} = 0 "
+                "THEN '{\"daily_digest\": true}'::jsonb ELSE '{}'::jsonb END",
                 "date_joined": "now() - g * interval '1 hour'",
                 "last_login": "now() - g * interval '1 minute'",
             },
@@ -710,6 +712,7 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
     from django.utils import timezone
 
     from games.models import Game, Notification, Seat
+    from games.notify.preferences import choose
     from games.services.commands import do_command
 
     users = get_user_model()
@@ -756,7 +759,7 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
         return ids
     if job == "digests":
         ids = list(
-            users.objects.filter(daily_digest=False, is_active=True, bot_level="")
+            users.objects.filter(digest_due_at__isnull=True, is_active=True, bot_level="")
             .filter(pk__gt=USER_BASE)
             .exclude(email="")
             .exclude(username=HEAVY)
@@ -764,7 +767,8 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
             .order_by("pk")
             .values_list("pk", flat=True)[:count]
         )
-        users.objects.filter(pk__in=ids).update(daily_digest=True)
+        for user in users.objects.filter(pk__in=ids):
+            choose(user, daily_digest=True)
         Notification.objects.filter(user_id__in=ids, kind="digest").delete()
         for column in due_fields(users, "digest"):
             users.objects.filter(pk__in=ids).update(**{column: now - timezone.timedelta(minutes=1)})

@@ -13,6 +13,7 @@ from . import redaction, rules
 from .access import seating
 from .models import ChatMessage, Command, Event, Game, GameAnalysis, Invitation, Seat
 from .narrate import timeline as narrated
+from .notify import admin as notify_admin  # noqa: F401  (the slice's admin)
 
 PAYLOAD_WIDTH = 100  # characters a line of a shown payload, before a long list wraps
 

@@ -20,8 +20,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from .bot_turns import bots_to_move
-from .jobs import due
 from .models import Notification
+from .notify.send import due
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ from shanghaien.lib.errors import ServiceError
 from . import bots
 from .models import Game
 from .services import commands
+from .worker_stop import stopping
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,6 @@ def play_bot_turns(now=None, pause: float | None = None) -> int:
     A turn that begins during the run (a bot's game against a bot) waits for the next
     run, so a run ends. So does a stop asked of the worker, after the turn in hand.
     """
-    from .jobs import stopping  # games.jobs runs this job: it imports this module
-
     now = now or timezone.now()
     pause = pause_seconds() if pause is None else pause
     waiting = bots_to_move(bot_ids()).filter(turn_started_at__lte=now - timedelta(seconds=pause))

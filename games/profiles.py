@@ -6,12 +6,13 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
-from accounts.forms import HolidayForm, PreferencesForm, TokenForm
+from accounts.devices import device_name
+from accounts.forms import HolidayForm, TokenForm
 from accounts.models import User
-from accounts.push import device_name
 from ratings.queries import profile_rating
 
-from .jobs import email_undeliverable
+from .notify.preferences import PreferencesForm
+from .notify.send import email_undeliverable
 from .queries import games_for, record_of
 from .serializers import game_summary
 

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
@@ -6,6 +6,7 @@ from . import api, guide, profiles, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("", include("games.notify.urls")),
     path("rules/", guide.rules, name="rules"),
     path("users/<username:username>/", profiles.profile, name="profile"),
     path("games/finished/", views.finished, name="finished"),

@@ -255,7 +255,7 @@ ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
 # link (in the browser that signed up) or by logging in: confirmation is mandatory for
 # the sign-up's own log in only (accounts.adapter.SignupConfirmationStage), so a player
 # may still play before confirming and no older account is shut out. No email of ours
-# goes to an address that is not confirmed (User.wants_email). One address an account,
+# goes to an address that is not confirmed (games.notify.preferences.wants). One address an account,
 # unique whatever its case; a new one replaces the old only once it is confirmed.
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True

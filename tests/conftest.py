@@ -217,11 +217,11 @@ def clocked(traveller, players):
     from games.services import invitations
 
     from .helpers.accounts import confirmed_address
+    from .helpers.choices import choose
 
     for user in players.values():
         confirmed_address(user)
-        user.email_on_turn = True
-        user.save()
+        choose(user, email_on_turn=True)
     invitation = invitations.do_invite(players["anna"], to="bernd", days_per_move=5)
     game = invitations.do_accept_invitation(invitation.pk, players["bernd"])
     game.refresh_from_db()

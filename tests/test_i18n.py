@@ -15,6 +15,7 @@ from accounts.models import User
 from games.services import invitations
 
 from .helpers.accounts import confirmed_address
+from .helpers.choices import choose
 from .helpers.days import run_worker
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
@@ -145,7 +146,8 @@ def test_the_lobby_shows_deadlines_in_the_players_zone(players, clients, game):
 def test_a_german_players_emails_are_german_with_times_in_their_zone(players):
     bernd = players["bernd"]
     confirmed_address(bernd)
-    bernd.language, bernd.time_zone, bernd.email_on_turn = "de", "Europe/Berlin", True
+    bernd.language, bernd.time_zone = "de", "Europe/Berlin"
+    choose(bernd, email_on_turn=True)
     bernd.save()
     with translation.override("en"):  # anna, an English player, triggers it
         invitations.do_invite(players["anna"], to="bernd")
@@ -159,8 +161,8 @@ def test_a_german_players_emails_are_german_with_times_in_their_zone(players):
 
 @pytest.mark.django_db
 def test_a_reminder_gives_the_deadline_in_the_players_zone(game):
-    from games.emails import compose
     from games.models import Notification
+    from games.notify.mail import compose
 
     mover = game.to_move
     confirmed_address(mover)

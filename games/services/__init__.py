@@ -6,8 +6,9 @@
 - ``presence``: which players have a game open right now;
 - ``chat``: the two players' chat;
 - ``game_log``: appending events and keeping the snapshot in step (used by the above);
-- ``notify``: the emails a change queues, by each player's choice.
 - ``analysis``: the captain's analysis of a finished game, stored by the worker in chunks.
+
+What a change tells the players (emails, pushes) it queues through ``games.notify.queue``.
 
 ``check_*`` functions validate and raise a typed ``ServiceError``; ``do_*`` functions
 perform a complete change inside one transaction, lock the parent row first, and

@@ -15,7 +15,8 @@ from shanghaien.lib.input import is_client_id
 from .. import broadcast, rules
 from ..access import Seating, access_game
 from ..models import Command, Game
-from . import endings, game_log, notify
+from ..notify import queue as notify
+from . import endings, game_log
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from .. import broadcast, rules
 from ..access import access_game, seating
 from ..clock import effective_deadline, next_due, reminder_due
 from ..models import Game
-from . import analysis, game_log, notify
+from ..notify import queue as notify
+from . import analysis, game_log
 
 
 def rate(game: Game, players) -> None:

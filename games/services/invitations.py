@@ -16,8 +16,9 @@ from shanghaien.lib.input import clean_text, username
 from .. import broadcast, rules
 from ..access import access_game
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
+from ..notify import queue as notify
 from ..rules import fairness
-from . import commitments, game_log, limits, notify
+from . import commitments, game_log, limits
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length

@@ -15,6 +15,7 @@ from games.models import Notification
 from games.services import invitations
 
 from ..helpers.accounts import give_authenticator_app, totp_code
+from ..helpers.choices import choose
 from ..helpers.days import run_worker
 
 pytestmark = pytest.mark.django_db
@@ -110,8 +111,7 @@ def test_a_player_without_an_address_is_asked_for_one():
 
 
 def wants_everything(user):
-    user.email_on_turn = True
-    user.email_reminders = True
+    choose(user, email_on_turn=True, email_reminders=True)
     user.save()
 
 

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from urllib3.util import parse_url
 
 from accounts.models import PushSubscription
-from games import jobs
 from games.models import Notification
-from games.services import notify
+from games.notify import queue as notify
+from games.notify.send import send_pushes
 from shanghaien.lib import webpush
 
 from ..helpers.push_service import Device, b64url, serve
@@ -495,10 +495,10 @@ def test_a_refused_endpoint_in_the_outbox_forgets_the_device_once(
     )
     player.refresh_from_db(fields=["push_devices"])
     notify.tell(player, "turn", "1", game)
-    assert jobs.send_pushes() == 0
+    assert send_pushes() == 0
     row = Notification.objects.get(channel="push")
     assert (row.outcome, row.attempts, row.next_attempt_at) == ("failed", 1, None)
     assert row.detail.startswith(reason) and row.subscription is None
     assert not PushSubscription.objects.exists()
-    assert jobs.send_pushes() == 0  # nothing left to try
+    assert send_pushes() == 0  # nothing left to try
     assert not listener.connected()

@@ -18,7 +18,8 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 def test_a_new_player_is_emailed_and_unsubscribes_in_one_tap(
     asgi_server, browser, django_user_model, screenshot, settings
 ):
-    from games.jobs import send_notifications
+    from games.notify.preferences import chosen
+    from games.notify.send import send_notifications
     from games.services import invitations
 
     settings.SITE_URL = asgi_server  # the links in the emails point at the test server
@@ -44,5 +45,5 @@ def test_a_new_player_is_emailed_and_unsubscribes_in_one_tap(
     page.click("#unsubscribe button[type=submit]")
     page.wait_for_selector("#unsubscribe [role=status]")
     nora.refresh_from_db()
-    assert (nora.email_invitations, nora.email_on_turn) == (False, True)
+    assert (chosen(nora, "email_invitations"), chosen(nora, "email_on_turn")) == (False, True)
     context.close()

@@ -60,10 +60,7 @@ TABLES = {
         (
             "username",
             "email",
-            "email_on_turn",
-            "email_invitations",
-            "daily_digest",
-            "email_reminders",
+            "notification_choices",
             "language",
             "time_zone",
             "suspended_until",

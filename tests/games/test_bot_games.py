@@ -13,6 +13,7 @@ from games import bots
 from games.bot_turns import play_bot_turns
 from games.jobs import check_deadlines
 from games.models import Command, Game, Invitation
+from games.notify.preferences import wants
 
 from ..helpers.games import command_body, post
 
@@ -39,7 +40,7 @@ def test_one_bot_per_level_that_nobody_can_log_in_as(bot, client):
     for level in bots.LEVELS:
         account = bot(level)
         assert account.is_bot and account.username == level.capitalize()
-        assert not account.has_usable_password() and not account.wants_email("invitation")
+        assert not account.has_usable_password() and not wants(account, "invitation", "email")
         assert not client.login(username=account.username, password="!")
         page = client.post("/accounts/login/", {"login": account.username, "password": "!"})
         assert "_auth_user_id" not in client.session, page

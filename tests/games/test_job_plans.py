@@ -20,9 +20,11 @@ from django.test.utils import CaptureQueriesContext
 from accounts.holidays import do_declare_holiday
 from games import jobs
 from games.models import Game, GameAnalysis, Notification
+from games.notify import send
 from games.services import analysis, endings
 
 from ..helpers.accounts import confirmed_address
+from ..helpers.choices import choose
 from ..helpers.days import DAY, START
 from ..helpers.games import abort_as_before, play_on, post
 
@@ -137,14 +139,12 @@ def test_a_digest_once_a_local_day_at_seven_in_each_zone(traveller):
     for zone in zones:
         user = User.objects.create_user(zone.split("/")[-1], password="x", time_zone=zone)
         confirmed_address(user)
-        user.daily_digest = True
-        user.save(update_fields=["daily_digest"])
+        choose(user, daily_digest=True)
         users[zone] = user
         Game.objects.create(state={}, to_move=user)  # a game waits for each
     quiet = User.objects.create_user("quiet", password="x", time_zone="UTC")
     confirmed_address(quiet)
-    quiet.daily_digest = True
-    quiet.save()  # no game waits for quiet: no digest
+    choose(quiet, daily_digest=True)  # no game waits for quiet: no digest
     seen = {zone: [] for zone in zones}
     moment = START
     while moment < START + 3 * DAY:  # the job runs every minute; each 10 minutes here
@@ -173,15 +173,13 @@ def test_a_digest_once_a_local_day_at_seven_in_each_zone(traveller):
 def test_the_digest_time_follows_the_choice_and_the_zone(traveller):
     user = User.objects.create_user("nomad", password="x", time_zone="UTC")
     assert user.digest_due_at is None
-    user.daily_digest = True
-    user.save(update_fields=["daily_digest"])
+    choose(user, daily_digest=True)
     assert user.digest_due_at == dt.datetime(2026, 3, 3, 7, 0, tzinfo=dt.UTC)
     user.time_zone = "Pacific/Auckland"  # 07:00 there on 3 March is 18:00 UTC on the 2nd
     user.save(update_fields=["time_zone"])
     user.refresh_from_db()
     assert user.digest_due_at == dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.UTC)
-    user.daily_digest = False
-    user.save()
+    choose(user, daily_digest=False)
     user.refresh_from_db()
     assert user.digest_due_at is None
 
@@ -257,7 +255,7 @@ def fill(players, users=3000, finished=4000, active=1500):
         User(
             username=f"p{n}",
             email=f"p{n}@example.org",
-            daily_digest=n % 3 == 0,
+            notification_choices={"daily_digest": n % 3 == 0},
             digest_due_at=FAR if n % 3 == 0 else None,
             time_zone="Europe/Zurich",
         )
@@ -363,8 +361,7 @@ def test_the_digest_job_reads_the_due_players_on_their_index(site, players):
     assert len(nothing) == 1
     assert_no_scan(nothing, "user_digest_due_idx")
     waiting = players["carl"]
-    waiting.daily_digest = True
-    waiting.save()
+    choose(waiting, daily_digest=True)
     Game.objects.create(state={}, to_move=waiting)
     some = run(jobs.queue_digests, START + DAY)
     assert Notification.objects.filter(user=waiting, kind="digest").exists()
@@ -402,7 +399,7 @@ def test_the_analysis_job_claims_from_its_queue(site):
 def test_the_bots_and_the_outbox_read_on_indexes(site):
     assert_no_scan(run(jobs.JOBS["bots"], START), "user_bots_idx")
     Notification.objects.create(user=site.to_move, kind="turn", key="x", game=site)
-    outbox = run(jobs.send_notifications, START)
+    outbox = run(send.send_notifications, START)
     for sql, plan in plans(outbox):
         for table in GUARDED:
             assert f"Seq Scan on {table}" not in plan, f"{sql}\n{plan}"

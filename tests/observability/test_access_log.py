@@ -17,6 +17,7 @@ from channels.testing import HttpCommunicator
 
 # (imported before any test runs: Django's setup, on the first import, configures logging
 # afresh, which would drop the handler through which caplog listens)
+from games.notify.preferences import unsubscribe_token
 from shanghaien.asgi import application
 
 from ..daphne import start_server
@@ -53,7 +54,7 @@ async def sockets(url: str, cookie: str) -> list[str]:
 def test_under_json_logging_every_line_is_json_and_each_request_has_one(players, tmp_path):
     log = tmp_path / "daphne.log"
     anna = players["anna"]
-    token = anna.unsubscribe_token("turn")
+    token = unsubscribe_token(anna, "turn")
     env = {
         "DATABASE_URL": database_url(),
         "DJANGO_LOG_FORMAT": "json",

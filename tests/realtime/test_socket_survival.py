@@ -11,8 +11,9 @@ from channels.layers import get_channel_layer
 from django.core import mail
 
 from accounts.models import User
-from games import broadcast, consumers, jobs
+from games import broadcast, consumers
 from games.models import ChatMessage, Notification, Seat
+from games.notify import send
 from games.rules import random_command
 from games.services import commands
 from moderation.services import do_suspend
@@ -20,6 +21,7 @@ from shanghaien.lib import sockets as sockets_lib
 from shanghaien.lib.ratelimit import FrameBudget
 
 from ..helpers.accounts import confirmed_address
+from ..helpers.choices import choose
 from ..helpers.communicators import communicator
 from .protocol import check
 
@@ -91,9 +93,7 @@ async def test_a_crashed_consumer_gives_its_lease_back_and_the_turn_email_goes_o
     without the disconnect handshake, yet the player is no longer counted as present."""
     anna, bernd = players["anna"], players["bernd"]
     await database_sync_to_async(confirmed_address)(anna)
-    await database_sync_to_async(
-        lambda: User.objects.filter(pk=anna.pk).update(email_on_turn=True)
-    )()
+    await database_sync_to_async(lambda: choose(User.objects.get(pk=anna.pk), email_on_turn=True))()
     await play_until_turn_of(game, bernd)
 
     layer = get_channel_layer()
@@ -120,10 +120,8 @@ async def test_a_crashed_consumer_gives_its_lease_back_and_the_turn_email_goes_o
     assert await open_sockets(game, anna) == 0  # … and counted itself out on the way
 
     await play_until_turn_of(game, anna)
-    sent = await database_sync_to_async(jobs.send_notifications)()
-    turn = await database_sync_to_async(
-        lambda: Notification.objects.get(user=anna, kind=Notification.Kind.TURN)
-    )()
+    sent = await database_sync_to_async(send.send_notifications)()
+    turn = await database_sync_to_async(lambda: Notification.objects.get(user=anna, kind="turn"))()
     assert (sent, turn.outcome) == (1, "sent")
     assert [m.to for m in mail.outbox] == [["anna@example.org"]]
 

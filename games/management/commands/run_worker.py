@@ -2,7 +2,7 @@
 
 SIGTERM or SIGINT stops it within seconds with exit status 0, also as PID 1 of a
 container (where a signal without a handler is ignored): a sleep ends at once, a job that
-works through many items ends after the item in hand (``games.jobs.stopping``), and a job
+works through many items ends after the item in hand (``games.worker_stop.stopping``), and a job
 still running ``--grace`` seconds after the signal is abandoned, its open transaction
 rolled back. Every job works item by item, each in a transaction of its own, and is
 idempotent, so nothing is left half done: what was abandoned is done by the next run. A
@@ -29,8 +29,9 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections, connections
 
 from games import bot_turns
-from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, stopping, worker_name
+from games.jobs import FAST_JOBS, JOBS, WORKER_INTERVAL_SECONDS, beat, worker_name
 from games.services import upgrades
+from games.worker_stop import stopping
 from shanghaien.lib import metrics
 
 log = logging.getLogger("games.worker")
@@ -58,7 +59,7 @@ class Abandoned(BaseException):
 class Stop:
     """SIGTERM and SIGINT ask the worker to stop, while it runs (a context manager).
 
-    The signal handler only sets ``games.jobs.stopping`` and wakes the sleep and the
+    The signal handler only sets ``games.worker_stop.stopping`` and wakes the sleep and the
     stop's thread through a pipe: it takes no lock and writes no log line, as a handler
     may run in the middle of either. The thread logs the "stopping" line at once,
     whatever the job in hand is doing, and signals again once the grace is over.

@@ -9,14 +9,16 @@ import pytest
 from django.utils import timezone, translation
 
 from accounts.models import PushSubscription
-from games import jobs
 from games.clock import effective_deadline
 from games.models import Game, Notification
-from games.services import commands, endings, invitations, notify, presence
+from games.notify import queue as notify
+from games.notify import send
+from games.services import commands, endings, invitations, presence
 from shanghaien.lib import webpush
 from shanghaien.lib.local_time import local_moment
 
-from ..helpers.push_service import Device, serve, vapid_claims
+from ...helpers.choices import choose
+from ...helpers.push_service import Device, serve, vapid_claims
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +76,7 @@ def test_a_move_pushes_your_turn_to_each_device_and_it_decrypts(game, players, p
     rows = Notification.objects.filter(channel="push", user=waiting)
     assert rows.count() == 2 and {r.kind for r in rows} == {"turn"}
 
-    assert jobs.send_pushes() == 2
+    assert send.send_pushes() == 2
     opponent = anna if waiting == bernd else bernd
     for device, name in ((phone, "phone"), (laptop, "laptop")):
         (received,) = push_service.to(name)
@@ -98,7 +100,7 @@ def test_a_push_is_in_the_players_language_and_time_zone(game, players, push_ser
     player.save()
     device, _ = add_device(player, push_service)
     notify.tell(player, "turn", "again", game)
-    jobs.send_pushes()
+    send.send_pushes()
     payload = device.decrypt(push_service.to("phone")[0])
     assert payload["title"].startswith("Du bist am Zug gegen") and payload["lang"] == "de"
     with translation.override("de"), timezone.override(player.zone):
@@ -114,7 +116,7 @@ def test_a_device_the_push_service_no_longer_knows_is_forgotten(game, push_servi
     kept_device, kept = add_device(player, push_service, "kept")
     push_service.status["/push/gone"] = status
     notify.tell(player, "turn", "1", game)
-    assert jobs.send_pushes() == 1
+    assert send.send_pushes() == 1
     assert list(PushSubscription.objects.all()) == [kept]
     gone_row = Notification.objects.get(channel="push", subscription=None)
     assert gone_row.outcome == "failed" and gone_row.next_attempt_at is None
@@ -128,20 +130,20 @@ def test_a_failed_push_is_tried_again_later_like_an_email(game, push_service):
     push_service.status["/push/phone"] = 500
     notify.tell(player, "turn", "1", game)
     now = timezone.now()
-    assert jobs.send_pushes(now) == 0
+    assert send.send_pushes(now) == 0
     row = Notification.objects.get(channel="push")
     assert (row.attempts, row.outcome, row.sent_at) == (1, "", None)
-    assert row.next_attempt_at == now + jobs.RETRY_DELAYS[0]
+    assert row.next_attempt_at == now + send.RETRY_DELAYS[0]
     assert "answered 500" in row.detail
-    assert jobs.send_pushes(now + dt.timedelta(seconds=30)) == 0  # not yet due
+    assert send.send_pushes(now + dt.timedelta(seconds=30)) == 0  # not yet due
     del push_service.status["/push/phone"]
-    assert jobs.send_pushes(now + jobs.RETRY_DELAYS[0]) == 1
+    assert send.send_pushes(now + send.RETRY_DELAYS[0]) == 1
     row.refresh_from_db()
     assert (row.attempts, row.outcome) == (2, "sent")
     assert len(push_service.to("phone")) == 3 - 1  # the failed try and the good one
     assert device.decrypt(push_service.to("phone")[-1])["url"] == f"/games/{game.pk}/"
     subscription.refresh_from_db()
-    assert subscription.last_success_at == now + jobs.RETRY_DELAYS[0]
+    assert subscription.last_success_at == now + send.RETRY_DELAYS[0]
 
 
 def test_a_redirect_is_not_followed_the_push_goes_to_the_endpoint_only(game, push_service):
@@ -152,7 +154,7 @@ def test_a_redirect_is_not_followed_the_push_goes_to_the_endpoint_only(game, pus
         push_service.status["/push/phone"] = 307
         push_service.location = elsewhere.endpoint("stolen")
         notify.tell(player, "turn", "1", game)
-        assert jobs.send_pushes() == 0
+        assert send.send_pushes() == 0
         assert len(push_service.to("phone")) == 1 and elsewhere.received == []
         row = Notification.objects.get(channel="push")
         assert row.attempts == 1 and row.next_attempt_at is not None  # tried again later
@@ -166,7 +168,7 @@ def test_an_endpoint_no_longer_allowed_is_never_posted_to(game, push_service, se
     add_device(player, push_service)
     notify.tell(player, "turn", "1", game)
     settings.PUSH_ALLOW_LOCAL_ENDPOINTS = False  # as in production: https push services only
-    jobs.send_pushes()
+    send.send_pushes()
     assert push_service.received == [] and not PushSubscription.objects.exists()
     assert Notification.objects.get(channel="push").detail.startswith("device forgotten")
 
@@ -176,11 +178,11 @@ def test_no_push_while_the_game_is_open_nor_once_the_turn_is_played(game, push_s
     add_device(player, push_service)
     notify.tell(player, "turn", "open", game)
     presence.socket_opened(game.pk, player)
-    jobs.send_pushes()
+    send.send_pushes()
     presence.socket_closed(game.pk, player)
     notify.tell(player, "turn", "played", game)
     until_the_turn_passes(game)
-    jobs.send_pushes()
+    send.send_pushes()
     details = dict(
         Notification.objects.filter(channel="push", key__in=["open", "played"]).values_list(
             "key", "detail"
@@ -193,9 +195,9 @@ def test_no_push_while_the_game_is_open_nor_once_the_turn_is_played(game, push_s
 def test_each_kind_goes_where_the_player_chose(game, players, push_service):
     player = game.to_move
     add_device(player, push_service)
-    player.push_on_turn, player.email_on_turn = False, False
-    player.push_reminders, player.email_reminders = True, False
-    player.save()
+    choose(
+        player, push_on_turn=False, email_on_turn=False, push_reminders=True, email_reminders=False
+    )
     notify.your_turn(game)
     assert not Notification.objects.filter(kind="turn", user=player).exists()
     assert notify.reminder(game)
@@ -208,7 +210,7 @@ def test_an_invitation_and_a_game_lost_on_time_are_pushed(players, push_service)
     anna, bernd = players["anna"], players["bernd"]
     device, _ = add_device(bernd, push_service)
     invitation = invitations.do_invite(anna, to="bernd", message="Ahoy, one more?")
-    jobs.send_pushes()
+    send.send_pushes()
     payload = device.decrypt(push_service.to("phone")[0])
     assert payload == {
         "title": "anna invites you to a game of Shanghaien",
@@ -224,7 +226,7 @@ def test_an_invitation_and_a_game_lost_on_time_are_pushed(players, push_service)
     if late != bernd:
         add_device(late, push_service, "anna")
     endings.do_timeout(game.pk, game.deadline + dt.timedelta(seconds=1))
-    jobs.send_pushes()
+    send.send_pushes()
     titles = {device.decrypt(r)["title"] for r in push_service.to("phone")}
     lost_or_won = "lost" if late == bernd else "won"
     assert f"Game {game.pk} {lost_or_won} on time" in titles
@@ -244,11 +246,11 @@ def test_a_device_subscribed_with_a_retired_key_is_signed_with_it(game, push_ser
     _, subscription = add_device(player, push_service)
     PushSubscription.objects.filter(pk=subscription.pk).update(vapid_key=old_public)
     notify.tell(player, "turn", "1", game)
-    jobs.send_pushes()
+    send.send_pushes()
     vapid_claims(push_service.to("phone")[0], old_public)  # signed with the retired key
     settings.VAPID_OLD_PRIVATE_KEYS = []  # retired for good: the device is forgotten
     notify.tell(player, "turn", "2", game)
-    jobs.send_pushes()
+    send.send_pushes()
     assert len(push_service.received) == 1 and not PushSubscription.objects.exists()
 
 
@@ -257,7 +259,7 @@ def test_a_removed_device_gets_nothing_of_what_was_queued_for_it(game, push_serv
     _, subscription = add_device(player, push_service)
     notify.tell(player, "turn", "1", game)
     subscription.delete()
-    jobs.send_pushes()
+    send.send_pushes()
     row = Notification.objects.get(channel="push")
     assert (row.outcome, row.detail) == ("skipped", "device removed")
     assert push_service.received == []
@@ -268,5 +270,5 @@ def test_the_worker_sends_pushes_and_emails_apart(game, push_service):
     add_device(player, push_service)
     notify.tell(player, "timeout", "x", game)
     notify.queue(player, "turn", "y", game)  # an email row
-    assert jobs.send_pushes() == 1
+    assert send.send_pushes() == 1
     assert Notification.objects.get(channel="email").sent_at is None  # left for the email job

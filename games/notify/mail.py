@@ -1,4 +1,6 @@
-"""The words of the emails the worker sends (``games.jobs.send_notifications``).
+"""The words of the emails the worker sends (``send``): one function a kind, named by
+the kind's ``compose`` in the table (``kinds``), which returns (subject, body) or the
+reason not to send it.
 
 ``compose`` reads the notification's cause as it is *now*: an email that no longer
 applies (the turn was played, the invitation answered) is not sent, and the reason why
@@ -17,10 +19,13 @@ from django.utils.translation import ngettext
 
 from shanghaien.lib.local_time import local_moment
 
-from .access import seating
-from .clock import effective_deadline
-from .models import Game, Invitation, Notification
-from .services.presence import has_game_open
+from ..access import seating
+from ..clock import effective_deadline
+from ..models import Game, Invitation, Notification
+from ..services.presence import has_game_open
+from . import kinds, preferences
+
+Email = tuple[str, str] | str  # (subject, body), or why it is not sent
 
 
 def _game_url(game_id: int) -> str:
@@ -35,11 +40,12 @@ def compose(notification: Notification) -> tuple[str, str] | str:
         translation.override(user.language or settings.LANGUAGE_CODE),
         timezone.override(user.zone),
     ):
-        email = _compose(notification)
+        kind = kinds.get(notification.kind)
+        email = _compose(notification, kind)
         if isinstance(email, str):
             return email
         subject, body = email
-        return subject, body + _unsubscribe_footer(notification)
+        return subject, body + _unsubscribe_footer(notification, kind)
 
 
 def send_mail(subject: str, body: str, sender, to: list[str], headers=None) -> int:
@@ -50,8 +56,8 @@ def send_mail(subject: str, body: str, sender, to: list[str], headers=None) -> i
 
 def unsubscribe_url(notification: Notification) -> str:
     """The link that turns this kind of email off, without logging in
-    (``accounts.models.UNSUBSCRIBE_FROM``)."""
-    token = notification.user.unsubscribe_token(notification.kind)
+    (``preferences.unsubscribe``)."""
+    token = preferences.unsubscribe_token(notification.user, notification.kind)
     return settings.SITE_URL + reverse("unsubscribe", args=[token])
 
 
@@ -63,76 +69,35 @@ def unsubscribe_headers(notification: Notification) -> dict[str, str]:
     }
 
 
-def _unsubscribe_footer(notification: Notification) -> str:
-    kind, names = notification.kind, {"url": unsubscribe_url(notification)}
-    if kind == Notification.Kind.TURN:
-        text = _("To stop the emails when it is your turn, open:\n%(url)s\n")
-    elif kind == Notification.Kind.REMINDER:
-        text = _("To stop the deadline reminders, open:\n%(url)s\n")
-    elif kind == Notification.Kind.DIGEST:
-        text = _("To stop the daily digest, open:\n%(url)s\n")
-    elif kind == Notification.Kind.INVITATION:
-        text = _("To stop the emails about invitations, open:\n%(url)s\n")
-    else:  # the timeout email
-        text = _("To stop the emails when a game is won or lost on time, open:\n%(url)s\n")
-    return "\n-- \n" + text % names
+def _unsubscribe_footer(notification: Notification, kind: kinds.Kind) -> str:
+    return "\n-- \n" + str(kind.footer) % {"url": unsubscribe_url(notification)}
 
 
-def _compose(notification: Notification) -> tuple[str, str] | str:
-    user, game = notification.user, notification.game
-    kind = notification.kind
+def _compose(notification: Notification, kind: kinds.Kind | None) -> Email:
+    user = notification.user
     if not user.email:  # removed since the email was queued
         return "no email address"
     if not user.email_confirmed():  # changed since, to an address not yet confirmed
         return "address not confirmed"
-    if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
-        return _about_the_turn(notification, user, game)
-    if kind == Notification.Kind.TIMEOUT:
-        return _timeout(user, game)
-    if kind == Notification.Kind.INVITATION:
-        return _invitation(notification)
-    if kind == Notification.Kind.DIGEST:
-        return _digest(user)
-    return "unknown kind"
+    write = globals().get(kind.compose) if kind and kind.email else None
+    if write is None:
+        return "unknown kind"
+    return write(notification)
 
 
-def turn_passed(notification, user, game: Game) -> str:
-    """Why a turn's or a reminder's notification is no longer worth sending ("" if it
-    still is): the turn was played, or the player has the game open."""
-    if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
-        return "no longer your turn"
-    if notification.kind == Notification.Kind.TURN and has_game_open(game, user):
-        return "game open"
-    return ""
+# -- one function a kind (``Kind.compose``) ----------------------------------------------
 
 
-def open_invitation(notification) -> Invitation | None:
-    """The invitation a notification is about, if it still waits for an answer."""
-    invitation = Invitation.objects.filter(pk=notification.key).first()
-    if invitation is None or invitation.status != Invitation.Status.OPEN:
-        return None
-    return invitation
+def turn(notification: Notification) -> Email:
+    return _about_the_turn(notification, notification.user, notification.game)
 
 
-def _about_the_turn(notification, user, game: Game) -> tuple[str, str] | str:
-    if passed := turn_passed(notification, user, game):
-        return passed
-    names = {"opponent": seating(game, user).opponent.username}
-    names["when"] = local_moment(effective_deadline(game))
-    names["url"] = _game_url(game.pk)
-    if notification.kind == Notification.Kind.TURN:
-        return (
-            _("Your turn against %(opponent)s") % names,
-            _("%(opponent)s has moved. Your move, by %(when)s:\n%(url)s\n") % names,
-        )
-    return (
-        _("Reminder: your move against %(opponent)s") % names,
-        _("A fifth of your time is left: move by %(when)s, or the game is lost on time.\n%(url)s\n")
-        % names,
-    )
+def reminder(notification: Notification) -> Email:
+    return _about_the_turn(notification, notification.user, notification.game)
 
 
-def _timeout(user, game: Game) -> tuple[str, str]:
+def timeout(notification: Notification) -> Email:
+    user, game = notification.user, notification.game
     url = _game_url(game.pk)
     if game.winner_id == user.pk:
         return (
@@ -146,7 +111,7 @@ def _timeout(user, game: Game) -> tuple[str, str]:
     )
 
 
-def _invitation(notification) -> tuple[str, str] | str:
+def invitation(notification: Notification) -> Email:
     invitation = open_invitation(notification)
     if invitation is None:
         return "invitation closed"
@@ -157,7 +122,8 @@ def _invitation(notification) -> tuple[str, str] | str:
     )
 
 
-def _digest(user) -> tuple[str, str] | str:
+def digest(notification: Notification) -> Email:
+    user = notification.user
     waiting = Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).order_by("id")
     lines = [_("- game %(id)d: %(url)s") % {"id": g.pk, "url": _game_url(g.pk)} for g in waiting]
     if not lines:
@@ -166,3 +132,42 @@ def _digest(user) -> tuple[str, str] | str:
         "%(n)d game waiting for your move", "%(n)d games waiting for your move", len(lines)
     ) % {"n": len(lines)}
     return subject, _("These games wait for you:\n") + "\n".join(lines) + "\n"
+
+
+# -- shared by the emails and the pushes -------------------------------------------------
+
+
+def turn_passed(notification, user, game: Game) -> str:
+    """Why a turn's or a reminder's notification is no longer worth sending ("" if it
+    still is): the turn was played, or the player has the game open."""
+    if game.status != Game.Status.ACTIVE or game.to_move_id != user.pk:
+        return "no longer your turn"
+    if notification.kind == "turn" and has_game_open(game, user):
+        return "game open"
+    return ""
+
+
+def open_invitation(notification) -> Invitation | None:
+    """The invitation a notification is about, if it still waits for an answer."""
+    invitation = Invitation.objects.filter(pk=notification.key).first()
+    if invitation is None or invitation.status != Invitation.Status.OPEN:
+        return None
+    return invitation
+
+
+def _about_the_turn(notification, user, game: Game) -> Email:
+    if passed := turn_passed(notification, user, game):
+        return passed
+    names = {"opponent": seating(game, user).opponent.username}
+    names["when"] = local_moment(effective_deadline(game))
+    names["url"] = _game_url(game.pk)
+    if notification.kind == "turn":
+        return (
+            _("Your turn against %(opponent)s") % names,
+            _("%(opponent)s has moved. Your move, by %(when)s:\n%(url)s\n") % names,
+        )
+    return (
+        _("Reminder: your move against %(opponent)s") % names,
+        _("A fifth of your time is left: move by %(when)s, or the game is lost on time.\n%(url)s\n")
+        % names,
+    )

@@ -9,11 +9,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from accounts.devices import DEVICES_MAX, device_name
 from accounts.models import PushSubscription
-from accounts.push import DEVICES_MAX, device_name
+from games.notify.preferences import wants
 from shanghaien.lib import webpush
 
-from ..helpers.push_service import Device, b64url
+from ...helpers.choices import choices_of_player
+from ...helpers.push_service import Device, b64url
 
 pytestmark = pytest.mark.django_db
 
@@ -224,18 +226,18 @@ def test_the_preferences_choose_email_and_push_per_kind(clients, players):
     anna = players["anna"]
     form = {"language": "", "time_zone": "UTC", "email_on_turn": "on", "push_timeouts": "on"}
     clients["anna"].post("/accounts/preferences/", form)
-    anna.refresh_from_db()
-    assert (anna.email_on_turn, anna.push_on_turn, anna.email_timeouts, anna.push_timeouts) == (
+    names = ("email_on_turn", "push_on_turn", "email_timeouts", "push_timeouts")
+    assert tuple(choices_of_player(anna, names).values()) == (
         True,
         False,
         False,
         True,
     )
-    assert not anna.wants_push("timeout")  # no device: nothing to push to
+    assert not wants(anna, "timeout", "push")  # no device: nothing to push to
     subscribe(clients["anna"], Device().subscription(FCM + "phone"))
     anna.refresh_from_db()
-    assert anna.wants_push("timeout") and not anna.wants_push("turn")
-    assert not anna.wants_push("digest")  # the digest is an email only
+    assert wants(anna, "timeout", "push") and not wants(anna, "turn", "push")
+    assert not wants(anna, "digest", "push")  # the digest is an email only
     page = clients["anna"].get("/users/anna/").content.decode()
     assert 'aria-labelledby="channel-turn channel-push"' in page
 

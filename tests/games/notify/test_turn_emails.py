@@ -6,12 +6,14 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from games import jobs
 from games.models import Game, Notification
-from games.services import commands, invitations, notify, presence
+from games.notify import queue as notify
+from games.notify import send
+from games.services import commands, invitations, presence
 
-from ..helpers.accounts import confirmed_address
-from ..helpers.days import DAY, START, at_once, run_worker
+from ...helpers.accounts import confirmed_address
+from ...helpers.choices import choose
+from ...helpers.days import DAY, START, at_once, run_worker
 
 
 @pytest.mark.django_db
@@ -30,8 +32,7 @@ def test_one_reminder_per_turn_when_a_fifth_of_the_time_is_left(clocked, travell
 
 @pytest.mark.django_db
 def test_no_reminder_for_a_player_who_turned_them_off(clocked, traveller):
-    clocked.to_move.email_reminders = False
-    clocked.to_move.save()
+    choose(clocked.to_move, email_reminders=False)
     traveller.move_to(START + 4 * DAY + dt.timedelta(hours=12))
     run_worker()
     assert mail.outbox == []
@@ -84,8 +85,7 @@ def test_a_move_queues_the_your_turn_email_for_the_next_player(clocked):
 def test_the_digest_lists_exactly_the_waiting_games(traveller, players):
     anna, bernd, carl = players["anna"], players["bernd"], players["carl"]
     confirmed_address(anna)
-    anna.daily_digest, anna.email_on_turn = True, True
-    anna.save()
+    choose(anna, daily_digest=True, email_on_turn=True)
     games = [
         invitations.do_accept_invitation(invitations.do_invite(o, to="anna").pk, anna)
         for o in (bernd, carl, bernd)
@@ -119,8 +119,7 @@ def test_invitations_are_emailed_to_players_who_want_email(players):
     bernd, carl = players["bernd"], players["carl"]
     confirmed_address(bernd)  # invitation emails are on for a new player
     confirmed_address(carl)
-    carl.email_invitations = False
-    carl.save()
+    choose(carl, email_invitations=False)
     invitations.do_invite(players["anna"], to="bernd")
     invitations.do_invite(players["bernd"], to="carl")  # carl wants no invitation email
     run_worker()
@@ -132,13 +131,12 @@ def test_invitations_are_emailed_to_players_who_want_email(players):
 def test_two_workers_at_once_send_each_email_once(postgres_only, players, django_user_model):
     bernd = players["bernd"]
     confirmed_address(bernd)
-    bernd.email_on_turn = True
-    bernd.save()
+    choose(bernd, email_on_turn=True)
     for i in range(15):  # from 15 players: one may only have a few invitations open
         sender = django_user_model.objects.create_user(f"sender{i}")
         invitations.do_invite(sender, to="bernd")  # each queues one email
     assert Notification.objects.filter(sent_at__isnull=True).count() == 15
-    counts = at_once(jobs.send_notifications)
+    counts = at_once(send.send_notifications)
     assert sum(counts) == 15 and all(counts)  # both workers took a share
     assert len(mail.outbox) == 15
     assert not Notification.objects.filter(sent_at__isnull=True).exists()

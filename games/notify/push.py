@@ -1,5 +1,7 @@
-"""The words of the push notifications the worker sends (``games.jobs``): short, in the
-player's language and time zone, opening the right page when tapped.
+"""The words of the push notifications the worker sends (``send``): short, in the
+player's language and time zone, opening the right page when tapped. One function a
+kind, named by the kind's ``compose`` in the table (``kinds``), which returns the
+message or the reason not to send it; ``shanghaien.lib.webpush`` carries it.
 
 Like an email, a push is composed when it is sent, from its cause as it is *now*: one
 that no longer applies (the turn was played, the invitation answered, the game is open
@@ -18,10 +20,11 @@ from django.utils.translation import gettext as _
 from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.webpush import TTL_MAX, Message
 
-from .access import seating
-from .clock import effective_deadline
-from .emails import open_invitation, turn_passed
-from .models import Game, Notification
+from ..access import seating
+from ..clock import effective_deadline
+from ..models import Game, Notification
+from . import kinds
+from .mail import open_invitation, turn_passed
 
 BODY_MAX = 160  # characters: what a lock screen shows of a notification
 INVITATION_TTL = 7 * 24 * 3600  # an invitation waits a week at most for its answer
@@ -45,16 +48,48 @@ def compose(notification: Notification) -> Message | str:
 
 
 def _compose(notification: Notification) -> Message | str:
-    user, game, kind = notification.user, notification.game, notification.kind
-    if kind in (Notification.Kind.TURN, Notification.Kind.REMINDER):
-        if passed := turn_passed(notification, user, game):
-            return passed
-        return _about_the_turn(notification, user, game)
-    if kind == Notification.Kind.TIMEOUT:
-        return _timeout(user, game)
-    if kind == Notification.Kind.INVITATION:
-        return _invitation(notification)
-    return "no push for this kind"
+    kind = kinds.get(notification.kind)
+    write = globals().get(kind.compose) if kind and kind.push else None
+    if write is None:
+        return "no push for this kind"
+    return write(notification)
+
+
+# -- one function a kind (``Kind.compose``) ----------------------------------------------
+
+
+def turn(notification: Notification) -> Message | str:
+    user, game = notification.user, notification.game
+    if passed := turn_passed(notification, user, game):
+        return passed
+    return _about_the_turn(notification, user, game)
+
+
+reminder = turn  # the same checks; _about_the_turn tells the two apart
+
+
+def timeout(notification: Notification) -> Message:
+    user, game = notification.user, notification.game
+    if game.winner_id == user.pk:
+        title = _("Game %(id)d won on time") % {"id": game.pk}
+        body = _("Your opponent did not move before the deadline.")
+    else:
+        title = _("Game %(id)d lost on time") % {"id": game.pk}
+        body = _("You did not move before the deadline.")
+    return _game_message(game, title, body, TIMEOUT_TTL)
+
+
+def invitation(notification: Notification) -> Message | str:
+    invitation = open_invitation(notification)
+    if invitation is None:
+        return "invitation closed"
+    tag = f"invitation-{invitation.pk}"
+    title = _("%(name)s invites you to a game of Shanghaien") % {
+        "name": invitation.from_user.username
+    }
+    body = invitation.message or _("Accept or decline in your lobby.")
+    payload = {"title": title, "body": _short(body), "url": "/", "tag": tag}
+    return Message(payload=payload, topic=tag, ttl=INVITATION_TTL)
 
 
 def _game_message(game: Game, title: str, body: str, ttl: int, urgency="normal") -> Message:
@@ -70,36 +105,13 @@ def _about_the_turn(notification, user, game: Game) -> Message:
     if deadline is not None:
         names["when"] = local_moment(deadline)
         ttl = int(min(max((deadline - timezone.now()).total_seconds(), 60), TTL_MAX))
-    if notification.kind == Notification.Kind.TURN:
+    if notification.kind == "turn":
         title = _("Your turn against %(opponent)s") % names
         body = _("Move by %(when)s.") % names if deadline else _("It is your move.")
         return _game_message(game, title, body, ttl)
     title = _("Reminder: your move against %(opponent)s") % names
     body = _("A fifth of your time is left: move by %(when)s.") % names
     return _game_message(game, title, body, ttl, urgency="high")
-
-
-def _timeout(user, game: Game) -> Message:
-    if game.winner_id == user.pk:
-        title = _("Game %(id)d won on time") % {"id": game.pk}
-        body = _("Your opponent did not move before the deadline.")
-    else:
-        title = _("Game %(id)d lost on time") % {"id": game.pk}
-        body = _("You did not move before the deadline.")
-    return _game_message(game, title, body, TIMEOUT_TTL)
-
-
-def _invitation(notification) -> Message | str:
-    invitation = open_invitation(notification)
-    if invitation is None:
-        return "invitation closed"
-    tag = f"invitation-{invitation.pk}"
-    title = _("%(name)s invites you to a game of Shanghaien") % {
-        "name": invitation.from_user.username
-    }
-    body = invitation.message or _("Accept or decline in your lobby.")
-    payload = {"title": title, "body": _short(body), "url": "/", "tag": tag}
-    return Message(payload=payload, topic=tag, ttl=INVITATION_TTL)
 
 
 def _short(text: str) -> str:

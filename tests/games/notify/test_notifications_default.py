@@ -9,14 +9,17 @@ import pytest
 from django.core import mail, signing
 from django.test import Client
 
-from accounts.models import UNSUBSCRIBE_SALT, User
+from accounts.models import User
 from games import rules
 from games.models import Game, Notification
-from games.services import commands, invitations, notify
+from games.notify import queue as notify
+from games.notify.preferences import UNSUBSCRIBE_SALT, chosen, unsubscribe_token, wants
+from games.services import commands, invitations
 
-from ..helpers.accounts import confirmed_address
-from ..helpers.days import DAY, START, run_worker
-from .test_allauth import confirmation_path, sign_up
+from ...accounts.test_allauth import confirmation_path, sign_up
+from ...helpers.accounts import confirmed_address
+from ...helpers.choices import choices_of_player, choose
+from ...helpers.days import DAY, START, run_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +46,7 @@ TIMEOUTS = (*PREFERENCES, "email_timeouts")
 
 
 def preferences(user, names=PREFERENCES) -> dict:
-    user.refresh_from_db()
-    return {name: getattr(user, name) for name in names}
+    return choices_of_player(user, names)
 
 
 def new_player(name: str) -> User:
@@ -58,7 +60,8 @@ def new_player(name: str) -> User:
 
 
 def player(name: str, **choices) -> User:
-    user = User.objects.create_user(name, password="x", **choices)
+    user = User.objects.create_user(name, password="x")
+    choose(user, **choices)
     confirmed_address(user)
     return user
 
@@ -138,7 +141,8 @@ def test_an_unconfirmed_player_gets_no_email_of_ours():
     for name in ("anna", "bernd"):
         sign_up(Client(), name)  # the confirmation links are never followed
     anna, bernd = User.objects.get(username="anna"), User.objects.get(username="bernd")
-    assert bernd.email_on_turn and bernd.email_invitations  # on, but not to this address
+    on = preferences(bernd, ("email_on_turn", "email_invitations"))
+    assert all(on.values())  # on, but not to this address
     mail.outbox.clear()
     game = new_game(anna, bernd)
     next_turn_of(game, anna)
@@ -154,12 +158,12 @@ def test_turn_and_invitation_emails_are_two_preferences(client):
     data = {"email_on_turn": "on", "time_zone": "UTC", "language": ""}  # invitations off
     assert client.post("/accounts/preferences/", data).status_code == 302
     bernd.refresh_from_db()
-    assert bernd.wants_email("turn") and not bernd.wants_email("invitation")
+    assert wants(bernd, "turn", "email") and not wants(bernd, "invitation", "email")
     assert "email_invitations" in client.get("/users/bernd/").content.decode()
     data = {"email_invitations": "on", "time_zone": "UTC", "language": ""}  # turns off
     client.post("/accounts/preferences/", data)
     bernd.refresh_from_db()
-    assert not bernd.wants_email("turn") and bernd.wants_email("invitation")
+    assert not wants(bernd, "turn", "email") and wants(bernd, "invitation", "email")
 
 
 # -- the one-click unsubscribe link ---------------------------------------------------------
@@ -313,7 +317,7 @@ def tampered(token: str, other_id: int) -> list[str]:
 
 def test_a_tampered_link_gets_a_clear_400_and_changes_nothing():
     anna, bernd = player("anna"), player("bernd")
-    token = bernd.unsubscribe_token("turn")
+    token = unsubscribe_token(bernd, "turn")
     before = {user.pk: preferences(user) for user in (anna, bernd)}
     client = Client(raise_request_exception=True)
     for bad in tampered(token, anna.pk):
@@ -328,7 +332,7 @@ def test_a_tampered_link_gets_a_clear_400_and_changes_nothing():
 
 def test_the_link_of_a_deleted_account_is_a_404_page():
     bernd = player("bernd")
-    token = bernd.unsubscribe_token("invitation")
+    token = unsubscribe_token(bernd, "invitation")
     bernd.delete()
     response = Client(raise_request_exception=True).post(f"/accounts/unsubscribe/{token}/")
     assert response.status_code == 404
@@ -397,3 +401,71 @@ def test_the_migration_keeps_each_players_choices():
         },
     }
     assert newcomer == DEFAULTS
+
+
+NINE = (
+    "email_on_turn",
+    "email_invitations",
+    "daily_digest",
+    "email_reminders",
+    "email_timeouts",
+    "push_on_turn",
+    "push_invitations",
+    "push_reminders",
+    "push_timeouts",
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_move_to_one_column_copies_every_players_nine_choices_exactly():
+    """accounts 0016: each player's nine preferences, as they were, become their stored
+    choices; the columns stay for the release still serving, whose inserts and reads go
+    on (0017 gives them database defaults for this release's inserts)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("accounts", "0015_user_notification_choices")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    OldUser = executor.loader.project_state(before).apps.get_model("accounts", "User")
+    rng = random.Random(7)
+    old = {}
+    for n in range(12):
+        values = {name: rng.random() < 0.5 for name in NINE}
+        OldUser.objects.create(username=f"p{n}", email=f"p{n}@example.org", **values)
+        old[f"p{n}"] = values
+    OldUser.objects.create(username="untouched", email="u@example.org")  # the defaults
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    try:
+        executor.migrate(executor.loader.graph.leaf_nodes())
+        with connection.cursor() as cursor:  # the release still serving inserts a player
+            columns = ", ".join(NINE)
+            cursor.execute(
+                f"INSERT INTO accounts_user (username, email, password, is_superuser, "
+                f"is_staff, is_active, first_name, last_name, date_joined, language, "
+                f"time_zone, suspension_reason, bot_level, push_devices, {columns}) "
+                f"VALUES ('olduser', '', '', false, false, true, '', '', "
+                f"CURRENT_TIMESTAMP, '', 'UTC', '', '', 0, {', '.join(['true'] * 9)})"
+            )
+        User.objects.create_user("newcomer", password="x")  # this release, which names none
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    for name, values in old.items():
+        user = User.objects.get(username=name)
+        assert user.notification_choices == values
+        assert {field: chosen(user, field) for field in NINE} == values
+    untouched = User.objects.get(username="untouched")
+    assert untouched.notification_choices == {
+        **DEFAULTS,
+        **{
+            "email_timeouts": True,
+            "push_on_turn": True,
+            "push_invitations": True,
+            "push_reminders": True,
+            "push_timeouts": True,
+        },
+    }
+    assert User.objects.get(username="olduser").notification_choices == {}  # the defaults
+    assert User.objects.get(username="newcomer").notification_choices == {}

@@ -10,11 +10,13 @@ from django.core import mail
 from django.db import connection
 from django.test import Client
 
-from games import jobs
 from games.models import Notification
-from games.services import invitations, notify
+from games.notify import queue as notify
+from games.notify import send
+from games.services import invitations
 
-from ..helpers.accounts import confirmed_address
+from ...helpers.accounts import confirmed_address
+from ...helpers.choices import choose
 
 T0 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
 BAD = "bernd@example.org"
@@ -22,8 +24,7 @@ BAD = "bernd@example.org"
 
 def mailed(user, address):
     confirmed_address(user, address)
-    user.email_on_turn = True
-    user.save()
+    choose(user, email_on_turn=True)
     return user
 
 
@@ -32,7 +33,7 @@ def failing_mail(monkeypatch):
     """send_mail refuses the addresses in ``refused`` and delivers the rest to the outbox."""
     refused = {BAD}
     calls = []
-    deliver = jobs.send_mail
+    deliver = send.send_mail
 
     def send_mail(subject, body, sender, to, headers=None):
         calls.append(to[0])
@@ -40,7 +41,7 @@ def failing_mail(monkeypatch):
             raise ConnectionRefusedError("451 4.3.0 mail server\nunavailable " + "x" * 5000)
         return deliver(subject, body, sender, to, headers=headers)
 
-    monkeypatch.setattr(jobs, "send_mail", send_mail)
+    monkeypatch.setattr(send, "send_mail", send_mail)
     return refused, calls
 
 
@@ -53,9 +54,9 @@ def invite_bernd(players):
 def try_on_schedule(row):
     """Run the sender at each try the schedule allows, from T0; the time of the last."""
     now = T0
-    for delay in (dt.timedelta(0), *jobs.RETRY_DELAYS):
+    for delay in (dt.timedelta(0), *send.RETRY_DELAYS):
         now += delay
-        jobs.send_notifications(now)
+        send.send_notifications(now)
     row.refresh_from_db()
     return now
 
@@ -76,8 +77,8 @@ def test_a_long_skip_reason_is_stored(players, game):
     # "skipped: no longer your turn" did not fit the old 20-character outcome column.
     off_turn = players["anna"] if game.to_move_id == players["bernd"].pk else players["bernd"]
     mailed(off_turn, f"{off_turn.username}@example.org")
-    notify.queue(off_turn, Notification.Kind.TURN, f"{game.pk}:{game.turn_number}", game)
-    assert jobs.send_notifications(T0) == 0
+    notify.queue(off_turn, "turn", f"{game.pk}:{game.turn_number}", game)
+    assert send.send_notifications(T0) == 0
     row = Notification.objects.get(kind="turn", user=off_turn)
     assert (row.outcome, row.detail, row.sent_at) == ("skipped", "no longer your turn", T0)
     assert mail.outbox == []
@@ -85,10 +86,10 @@ def test_a_long_skip_reason_is_stored(players, game):
 
 @pytest.mark.django_db
 def test_a_skip_reason_is_cut_to_its_column(players, monkeypatch):
-    monkeypatch.setattr(jobs, "compose", lambda notification: "why " * 300)
+    monkeypatch.setattr(send, "compose", lambda notification: "why " * 300)
     mailed(players["carl"], "carl@example.org")
     invitations.do_invite(players["anna"], to="carl")
-    jobs.send_notifications(T0)
+    send.send_notifications(T0)
     skipped = Notification.objects.get(user=players["carl"])
     assert skipped.outcome == "skipped"
     assert len(skipped.detail) == column("detail") and skipped.detail.endswith("…")
@@ -98,7 +99,7 @@ def test_a_skip_reason_is_cut_to_its_column(players, monkeypatch):
 def test_a_send_error_is_cut_to_its_column(players, failing_mail):
     mailed(players["bernd"], BAD)
     row = invite_bernd(players)
-    jobs.send_notifications(T0)
+    send.send_notifications(T0)
     row.refresh_from_db()
     assert row.detail.startswith("ConnectionRefusedError: 451 4.3.0 mail server unavailable")
     assert len(row.detail) == column("detail") and "\n" not in row.detail
@@ -115,30 +116,30 @@ def test_a_failing_send_is_retried_with_backoff_and_then_given_up(players, faili
     row = invite_bernd(players)
     invitations.do_invite(players["anna"], to="carl")  # goes through despite bernd's failures
 
-    assert jobs.send_notifications(T0) == 1  # carl's
+    assert send.send_notifications(T0) == 1  # carl's
     assert [m.to for m in mail.outbox] == [["carl@example.org"]]
     row.refresh_from_db()
     assert (row.attempts, row.outcome, row.sent_at) == (1, "", None)
-    assert row.next_attempt_at == T0 + jobs.RETRY_DELAYS[0]
+    assert row.next_attempt_at == T0 + send.RETRY_DELAYS[0]
     assert calls == [BAD, "carl@example.org"]  # one try each in a run: the run ended
 
     now = T0
-    for attempt, delay in enumerate(jobs.RETRY_DELAYS, start=2):
-        jobs.send_notifications(now + delay - dt.timedelta(seconds=1))  # not yet due
+    for attempt, delay in enumerate(send.RETRY_DELAYS, start=2):
+        send.send_notifications(now + delay - dt.timedelta(seconds=1))  # not yet due
         assert calls.count(BAD) == attempt - 1
         now += delay
-        jobs.send_notifications(now)
+        send.send_notifications(now)
         assert calls.count(BAD) == attempt
         row.refresh_from_db()
         assert row.attempts == attempt
 
-    assert attempt == jobs.MAX_ATTEMPTS == 5
+    assert attempt == send.MAX_ATTEMPTS == 5
     assert now == T0 + dt.timedelta(minutes=1 + 4 + 16 + 64)
     assert (row.outcome, row.sent_at, row.next_attempt_at) == ("failed", now, None)
     assert row.detail.startswith("ConnectionRefusedError") and row.address == BAD
 
-    jobs.send_notifications(now + dt.timedelta(days=30))  # given up: never tried again
-    assert calls.count(BAD) == jobs.MAX_ATTEMPTS
+    send.send_notifications(now + dt.timedelta(days=30))  # given up: never tried again
+    assert calls.count(BAD) == send.MAX_ATTEMPTS
     assert len(mail.outbox) == 1
 
 
@@ -147,14 +148,14 @@ def test_a_send_that_works_on_a_later_try_is_sent_once(players, failing_mail):
     refused, calls = failing_mail
     mailed(players["bernd"], BAD)
     row = invite_bernd(players)
-    jobs.send_notifications(T0)
+    send.send_notifications(T0)
     refused.clear()  # the mail server is back
-    assert jobs.send_notifications(T0 + jobs.RETRY_DELAYS[0]) == 1
-    jobs.send_notifications(T0 + dt.timedelta(days=1))
+    assert send.send_notifications(T0 + send.RETRY_DELAYS[0]) == 1
+    send.send_notifications(T0 + dt.timedelta(days=1))
     row.refresh_from_db()
     assert (row.outcome, row.attempts, row.address) == ("sent", 2, BAD)
     assert [m.to for m in mail.outbox] == [[BAD]]
-    assert not jobs.email_undeliverable(players["bernd"])
+    assert not send.email_undeliverable(players["bernd"])
 
 
 @pytest.mark.django_db
@@ -164,19 +165,19 @@ def test_a_row_that_cannot_be_prepared_counts_as_a_try_but_not_against_the_addre
     def broken(notification):
         raise RuntimeError("template missing")
 
-    monkeypatch.setattr(jobs, "compose", broken)
+    monkeypatch.setattr(send, "compose", broken)
     mailed(players["bernd"], BAD)
     row = invite_bernd(players)
     try_on_schedule(row)
     assert (row.outcome, row.attempts, row.address) == ("failed", 5, "")
-    assert not jobs.email_undeliverable(players["bernd"])  # the address is not to blame
+    assert not send.email_undeliverable(players["bernd"])  # the address is not to blame
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_try_each_failing_email_once_a_run(postgres_only, players, game):
     mover = mailed(game.to_move, BAD)
     for day in range(12):  # digests: each one has the game to list
-        notify.queue(mover, Notification.Kind.DIGEST, f"2026-03-{day + 1:02}")
+        notify.queue(mover, "digest", f"2026-03-{day + 1:02}")
     calls = []
     lock = threading.Lock()
 
@@ -190,11 +191,11 @@ def test_two_workers_at_once_try_each_failing_email_once_a_run(postgres_only, pl
     def work():
         try:
             barrier.wait()
-            jobs.send_notifications(T0)
+            send.send_notifications(T0)
         finally:
             connection.close()
 
-    original, jobs.send_mail = jobs.send_mail, send_mail
+    original, send.send_mail = send.send_mail, send_mail
     try:
         threads = [threading.Thread(target=work) for _ in range(2)]
         for thread in threads:
@@ -202,7 +203,7 @@ def test_two_workers_at_once_try_each_failing_email_once_a_run(postgres_only, pl
         for thread in threads:
             thread.join(timeout=60)
     finally:
-        jobs.send_mail = original
+        send.send_mail = original
     assert len(calls) == 12
     assert set(Notification.objects.values_list("attempts", flat=True)) == {1}
 
@@ -248,11 +249,11 @@ def test_a_later_success_to_the_same_address_clears_the_warning(players, failing
     refused, _ = failing_mail
     bernd = mailed(players["bernd"], BAD)
     now = give_up(players)
-    assert jobs.email_undeliverable(bernd)
+    assert send.email_undeliverable(bernd)
     refused.clear()
     invitations.do_invite(players["carl"], to="bernd")
-    assert jobs.send_notifications(now + dt.timedelta(minutes=1)) == 1
-    assert not jobs.email_undeliverable(bernd)
+    assert send.send_notifications(now + dt.timedelta(minutes=1)) == 1
+    assert not send.email_undeliverable(bernd)
 
 
 @pytest.mark.django_db
@@ -261,9 +262,9 @@ def test_skipped_emails_do_not_clear_the_warning(players, failing_mail):
     now = give_up(players)
     invitation = invitations.do_invite(players["carl"], to="bernd")
     invitations.do_decline_invitation(invitation.pk, bernd)
-    jobs.send_notifications(now + dt.timedelta(minutes=1))
+    send.send_notifications(now + dt.timedelta(minutes=1))
     assert Notification.objects.filter(outcome="skipped").exists()
-    assert jobs.email_undeliverable(bernd)
+    assert send.email_undeliverable(bernd)
 
 
 # -- the migration's conversion of the old outcome strings -------------------------------
