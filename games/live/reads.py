@@ -47,7 +47,11 @@ The rules
   7. A game that is over is read whole: ``read_after`` makes nothing for a game no longer
      active, since its end brings what no event says (the rating changes, written in the
      transaction that ends it; the rematch offer; the server seed; a moderator's note).
-     Nor before the first command, whose opening events the read did not hold.
+     Every end appends ``game_ended`` and so announces a version (rule 2): the last move,
+     a resignation, a timeout of the deadline job, a moderator's annulment or
+     adjudication, a suspension's adjudications (``endings.end_by_server``). Nor is a
+     read made from an earlier one before the first command, whose opening events the
+     read did not hold.
   8. What ``read_after`` carries over from the earlier read: the chat (rule 6 drops a read
      whose chat changed), the holidays (rule 5 announces a change; those that ended before
      the turn began, or before today, fall away) and the words of the commands still
