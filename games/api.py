@@ -13,8 +13,9 @@ from shanghaien.lib.errors import BadRequest
 
 from . import history, queries
 from .access import access_game
+from .live.reads import game_now
 from .rules import fairness
-from .serializers import chat_json, game_json, game_summary, invitation_json, recent_chat
+from .serializers import chat_json, game_summary, invitation_json, recent_chat
 from .services import chat, commands, commitments, endings
 from .services import invitations as invites
 
@@ -104,7 +105,7 @@ def games(request):
 
 @json_api("GET")
 def game(request, pk):
-    return JsonResponse(game_json(access_game(request.user, pk)))
+    return JsonResponse(game_now(access_game(request.user, pk)))
 
 
 @json_api("POST")
@@ -117,7 +118,7 @@ def game_commands(request, pk):
         field(data, "expected_version", required=True),
         field(data, "client_id", required=True),
     )
-    body = game_json(outcome.seating)
+    body = game_now(outcome.seating)
     body["applied"] = {"version": outcome.version, "duplicate": outcome.duplicate}
     return JsonResponse(body)
 
@@ -125,7 +126,7 @@ def game_commands(request, pk):
 @json_api("POST")
 def game_extend(request, pk):
     endings.do_extend(pk, request.user)
-    return JsonResponse(game_json(access_game(request.user, pk)))
+    return JsonResponse(game_now(access_game(request.user, pk)))
 
 
 @json_api("POST")

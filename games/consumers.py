@@ -26,10 +26,11 @@ from shanghaien.lib.sockets import (
     retry_fields,
 )
 
-from . import bot_turns, broadcast
+from . import bot_turns
 from .access import access_game
-from .broadcast import game_group, user_group
-from .frames import FRAMES, WATCHER
+from .live import broadcast
+from .live.broadcast import game_group, user_group
+from .live.reads import FRAMES, WATCHER
 from .models import ChatMessage, Game, Invitation
 from .serializers import chat_json, invitation_json
 from .services import chat, commands, presence

@@ -14,7 +14,7 @@ from django.db.models.signals import post_delete, post_save
 
 from accounts.models import Holiday
 
-from . import broadcast
+from .live import broadcast
 from .models import Game, Seat
 from .services import endings
 

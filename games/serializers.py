@@ -1,89 +1,26 @@
-"""The JSON shapes of games and invitations, as the API and the sockets send them."""
+"""The JSON shapes of games and invitations, as the API and the sockets send them.
+
+Functions of what was read, keeping nothing: what a game's JSON needs is read, and kept
+for the sockets, by ``games/live/reads.py`` (the read cache and its rules); a ``reads``
+argument here is one of its ``GameReads`` (not imported: the cache builds on the
+shapes, never the other way).
+"""
 
 from __future__ import annotations
-
-import datetime as dt
-from dataclasses import dataclass, field
 
 from django.utils import timezone
 from django.utils.translation import get_language
 
-from accounts.models import Holiday
-from ratings.queries import game_ratings, rating_changes
+from ratings.queries import game_ratings
 
 from . import rules
 from .access import Seating, seating
 from .clock import effective_deadline
-from .models import Command, Event, Game, Invitation
+from .models import Event, Game, Invitation
 from .words import describe_events, outcome_sentence, round_start_line, shared_out
 
-RECENT_COMMANDS = 6
+RECENT_COMMANDS = 6  # the last commands a board tells in words
 CHAT_SHOWN = 50
-
-
-@dataclass(frozen=True)
-class GameReads:
-    """What a game's JSON needs besides the game and its players, read once for every
-    viewer: the recent commands and their events, both players' holidays, the chat, and
-    once the game is over the rematch offer and the rating changes."""
-
-    commands: list  # the recent commands, newest first: {"seat", "version"}
-    events: list  # (seq, event) after the oldest of them
-    floor: int
-    holidays: list
-    chat: list
-    rematch: Invitation | None
-    ratings: dict | None
-    today: dt.date
-    # Each recent command in words, by (language, version): the same for every side, and
-    # for every later read that still shows the command.
-    told: dict = field(default_factory=dict)
-    # The reason a moderator gave for annulling the game ("" for every other game).
-    note: str = ""
-
-
-def _floor(commands: list) -> int:
-    """The version before the oldest recent command: its events start after it."""
-    return commands[-1]["version"] if len(commands) > RECENT_COMMANDS else 0
-
-
-def _holidays_since(game: Game, today: dt.date) -> dt.date:
-    """The holidays that end on or after this day matter: the deadline and the "away"
-    notes need them."""
-    return min(today, game.turn_started_at.date()) if game.turn_started_at else today
-
-
-def read_game(seating: Seating) -> GameReads:
-    """Five queries for a game in progress (seven once it is over, eight if annulled),
-    whoever reads it."""
-    game = seating.game
-    commands = list(
-        Command.objects.filter(game=game)
-        .order_by("-version")
-        .values("seat", "version")[: RECENT_COMMANDS + 1]
-    )
-    floor = _floor(commands)
-    events = Event.objects.filter(game=game, seq__gt=floor).order_by("seq")
-    today = timezone.now().date()
-    since = _holidays_since(game, today)
-    ids = [p.pk for p in seating.players]
-    over = game.status != Game.Status.ACTIVE
-    return GameReads(
-        commands=commands,
-        events=[
-            (seq, {"type": kind, **payload})
-            for seq, kind, payload in events.values_list("seq", "kind", "payload")
-        ]
-        if commands
-        else [],
-        floor=floor,
-        holidays=list(Holiday.objects.filter(user_id__in=ids, end__gte=since)),
-        chat=recent_chat(game),
-        rematch=game.rematches.order_by("-created_at").first() if over else None,
-        ratings=rating_changes(game),
-        today=today,
-        note=ending_note(game),
-    )
 
 
 def ending_note(game: Game) -> str:
@@ -99,70 +36,11 @@ def ending_note(game: Game) -> str:
     return (payload or {}).get("note") or ""
 
 
-def read_after(reads: GameReads, game: Game, commands: list, events: list) -> GameReads | None:
-    """What ``read_game`` would read now, from an earlier read of the same game and what
-    was written since: ``commands``, newest first, as ``read_game`` reads them, and all
-    the events after that read's version, as (seq, event) in order.
-
-    None where that cannot be told without reading more: a game that ended has ratings
-    and a rematch to read, and before a game's first command its opening events were
-    not read. The chat and the holidays are carried over: whatever changes them makes
-    the earlier read stale (a chat line) or announces the game (a holiday).
-    """
-    if game.status != Game.Status.ACTIVE or not reads.commands:
-        return None
-    commands = [*commands, *reads.commands][: RECENT_COMMANDS + 1]
-    floor = _floor(commands)
-    today = timezone.now().date()
-    since = _holidays_since(game, today)
-    return GameReads(
-        commands=commands,
-        events=[(seq, e) for seq, e in [*reads.events, *events] if seq > floor],
-        floor=floor,
-        holidays=[h for h in reads.holidays if h.end >= since],
-        chat=reads.chat,
-        rematch=None,
-        ratings=None,
-        today=today,
-        told={key: text for key, text in reads.told.items() if key[1] > floor},
-    )
-
-
-def read_after_command(reads: GameReads, game: Game, seat: int, appended) -> GameReads | None:
-    """``read_after`` one command of ``seat`` that appended ``appended`` (seq, event):
-    what the process that applied it knows without a query."""
-    version = appended[-1][0] if appended else game.version
-    events = [(seq, dict(event)) for seq, event in appended]
-    return read_after(reads, game, [{"seat": seat, "version": version}], events)
-
-
-def read_since(seating: Seating, reads: GameReads, version: int) -> GameReads | None:
-    """``read_after`` the read of ``version``: two queries, for the commands and the
-    events since (None: read the whole game)."""
-    game = seating.game
-    if game.status != Game.Status.ACTIVE or not reads.commands:
-        return None
-    commands = list(
-        Command.objects.filter(game=game, version__gt=version)
-        .order_by("-version")
-        .values("seat", "version")[: RECENT_COMMANDS + 1]
-    )
-    events = Event.objects.filter(game=game, seq__gt=version).order_by("seq")
-    return read_after(
-        reads,
-        game,
-        commands,
-        [
-            (seq, {"type": kind, **payload})
-            for seq, kind, payload in events.values_list("seq", "kind", "payload")
-        ],
-    )
-
-
-def _told(reads: GameReads) -> list[tuple[dict, int, str]]:
+def _told(reads) -> list[tuple[dict, int, str]]:
     """The recent commands, newest first, each as (command, the version before it, its
     words in the current language); the words are kept in ``reads.told``."""
     commands, told, language = reads.commands, [], get_language()
+    # reads.told outlives this read while the command stays recent (live.reads, rule 8)
     for i, command in enumerate(commands[:RECENT_COMMANDS]):
         version = command["version"]
         after = commands[i + 1]["version"] if i + 1 < len(commands) else reads.floor
@@ -174,7 +52,7 @@ def _told(reads: GameReads) -> list[tuple[dict, int, str]]:
     return told
 
 
-def recent_actions(reads: GameReads, side: int) -> list[dict]:
+def recent_actions(reads, side: int) -> list[dict]:
     """The last commands in words, newest first, each told from ``side``'s point of view."""
     return [
         {"by": "me" if command["seat"] == side else "opponent", "text": text}
@@ -183,7 +61,7 @@ def recent_actions(reads: GameReads, side: int) -> list[dict]:
     ]
 
 
-def since_last_move(reads: GameReads, side: int, names: dict, view: dict) -> dict | None:
+def since_last_move(reads, side: int, names: dict, view: dict) -> dict | None:
     """What happened since ``side``'s last command, for the board's "since your last
     move" summary: the opponent's commands in words, the round end and the round start
     among them, and what to highlight (the dice they placed in this round, and whether
@@ -216,11 +94,10 @@ def since_last_move(reads: GameReads, side: int, names: dict, view: dict) -> dic
     return {"lines": lines, "placed": placed, "round_end": round_end}
 
 
-def game_json(seating: Seating, reads: GameReads | None = None) -> dict:
+def game_json(seating: Seating, reads) -> dict:
     """A game as its viewer sees it: a player from their seat, anyone else from seat 0's side.
 
-    ``reads``: ``read_game(seating)``, when several viewers' JSON is built from one read."""
-    reads = reads or read_game(seating)
+    ``reads``: ``live.reads.read_game(seating)``, or a read kept for several viewers."""
     game, side, watching = seating.game, seating.side, seating.watching
     view = rules.player_view(game.rules_state(), side)
     if watching:
@@ -284,7 +161,7 @@ def chat_json(message, my_user_id: int) -> dict:
     }
 
 
-def clock_json(seating: Seating, reads: GameReads) -> dict:
+def clock_json(seating: Seating, reads) -> dict:
     game, watching, today = seating.game, seating.watching, reads.today
     holidays = reads.holidays
     mover_holidays = [h for h in holidays if h.user_id == game.to_move_id]

@@ -23,9 +23,10 @@ from shanghaien.lib.responses import rate_limited_page
 from . import analysis_shown, history, queries
 from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
+from .live.reads import game_now
 from .models import Game
 from .rules.random_player import GIVING_UP
-from .serializers import fairness_json, game_json, game_summary
+from .serializers import fairness_json, game_summary
 from .services import commands, commitments, invitations
 from .words import card_label, describe_command, nation_name
 
@@ -162,7 +163,7 @@ def game(request, pk):
         seating = access_game(request.user, pk)
     except NotFound:
         raise Http404("No such game.") from None
-    data = game_json(seating)
+    data = game_now(seating)
     view = data["view"]
     dice = (view["roll"] or {}).get("dice")
     choices = [

@@ -11,8 +11,8 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import SUSPENDED_FOR_GOOD as FOREVER
 from accounts.models import User
-from games import broadcast
 from games.access import access_game
+from games.live import broadcast
 from games.models import ChatMessage, Game
 from games.services.endings import end_by_server
 from ratings.services import ranking_changed

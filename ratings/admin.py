@@ -15,8 +15,8 @@ class PlayerRatingAdmin(ReadOnlyAdmin, admin.ModelAdmin):
 
 @admin.register(RatingChange)
 class RatingChangeAdmin(ReadOnlyAdmin, admin.ModelAdmin):
-    list_display = ("game", "user", "score", "rating_before", "rating_after", "created_at")
-    list_select_related = ("user", "game")
+    list_display = ("game_id", "user", "score", "rating_before", "rating_after", "created_at")
+    list_select_related = ("user",)
     search_fields = ("user__username",)
     list_filter = ("score",)
-    raw_id_fields = ("game", "user")
+    raw_id_fields = ("user",)

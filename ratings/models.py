@@ -1,7 +1,9 @@
 """Glicko-2 ratings of rated games: the current rating of each player and every change.
 
 Only ``ratings.services.apply_result`` writes them, inside the transaction that ends a
-rated game.
+rated game. The games app stands above this one (it calls ``apply_result`` and shows the
+ratings), so a change knows its game by the row's id alone, never by a model reference
+(docs/architecture.md, "Apps and what they may import").
 """
 
 from __future__ import annotations
@@ -50,7 +52,10 @@ class PlayerRating(models.Model):
 class RatingChange(models.Model):
     """What one rated game did to one player's rating."""
 
-    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="rating_changes")
+    # The game's id (a ``games.Game`` row), no foreign key: this app comes before games.
+    # Its one writer takes it from the game row it holds locked as the game ends, and a
+    # game with events (every rated one) is never deleted, so it always names a game.
+    game_id = models.BigIntegerField(db_index=True)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
     )
@@ -73,7 +78,7 @@ class RatingChange(models.Model):
     class Meta:
         ordering = ["user", "created_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "user"], name="one_rating_change_per_game")
+            models.UniqueConstraint(fields=["game_id", "user"], name="one_rating_change_per_game")
         ]
         indexes = [models.Index(fields=["user", "created_at"])]
 

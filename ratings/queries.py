@@ -102,7 +102,7 @@ def rating_changes(game) -> dict | None:
     casual game, a game in progress, or one that ended without a result (no query)."""
     if not game.rated or game.status != game.Status.FINISHED:
         return None
-    return {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    return {c.user_id: c for c in RatingChange.objects.filter(game_id=game.pk)}
 
 
 def game_ratings(game, me_id, opponent_id, changes=None) -> dict | None:

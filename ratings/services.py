@@ -60,7 +60,7 @@ def apply_result(game, players) -> list[RatingChange]:
         raise ValueError("a rated game has two different players")
     with transaction.atomic():
         locked = {uid: _locked_rating(uid) for uid in sorted(p.pk for p in players)}
-        if RatingChange.objects.filter(game=game).exists():
+        if RatingChange.objects.filter(game_id=game.pk).exists():
             return []
         ratings = [locked[p.pk] for p in players]
         now = game.finished_at or timezone.now()
@@ -72,7 +72,7 @@ def apply_result(game, players) -> list[RatingChange]:
             after = glicko2.rate(before[seat], [(before[1 - seat], score)])
             changes.append(
                 RatingChange(
-                    game=game,
+                    game_id=game.pk,
                     user=player,
                     opponent=players[1 - seat],
                     score=score,

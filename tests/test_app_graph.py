@@ -4,12 +4,22 @@ The graph is drawn in docs/architecture.md ("Apps and what they may import"); th
 reads it there, so the drawing and the code cannot drift apart. Imports are read with
 ``ast`` from the sources, module level and inside functions alike (a function-level
 import is how a cycle hides), so no module is executed.
+
+A model named in a string is an import too, the one Django makes for it: a relation's
+target (``ForeignKey("games.Game")``, ``ManyToManyField``, ``OneToOneField``, ``to=``),
+``apps.get_model("games", "Game")`` or ``("games.Game")``, a signal's lazy
+``sender="games.Game"``, ``apps.get_app_config("games")``, and the user model
+(``settings.AUTH_USER_MODEL``, ``get_user_model()``: the app that the setting names).
+Migrations are skipped: Django writes them from the models, which are read.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("accounts", "games", "ratings", "moderation", "shanghaien", "bench")
@@ -33,10 +43,61 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+RELATIONS = {"ForeignKey", "ForeignObject", "ManyToManyField", "OneToOneField", "GenericRelation"}
+
+
+def app_module(label: str, model: str = "") -> str | None:
+    """The module of the app whose label is ``label`` ("games.Game": of the part before
+    the dot); None for a label no installed app has, or a relation to ``"self"``."""
+    if "." in label:
+        label = label.split(".", 1)[0]
+    elif model == "self" or not label:
+        return None
+    try:
+        return apps.get_app_config(label).name
+    except LookupError:
+        return None
+
+
+def _text(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _called(node: ast.Call) -> str:
+    function = node.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+
+
+def model_references(node) -> list[str | None]:
+    """The apps (their modules) that ``node`` names a model of in a string, if any."""
+    if isinstance(node, ast.Attribute) and node.attr == "AUTH_USER_MODEL":
+        return [app_module(settings.AUTH_USER_MODEL)]
+    if not isinstance(node, ast.Call):
+        return []
+    called, args = _called(node), [_text(arg) for arg in node.args]
+    keywords = {k.arg: _text(k.value) for k in node.keywords if k.arg}
+    found = []
+    if called in RELATIONS:
+        target = keywords.get("to") or (args[0] if args else None)
+        if target:
+            found.append(app_module(target, target))
+    elif called == "get_model" and args and args[0]:
+        found.append(app_module(args[0] if len(args) == 1 else f"{args[0]}.x"))
+    elif called == "get_app_config" and args and args[0]:
+        found.append(app_module(f"{args[0]}.x"))
+    elif called == "get_user_model":
+        found.append(app_module(settings.AUTH_USER_MODEL))
+    if keywords.get("sender") and "." in keywords["sender"]:
+        found.append(app_module(keywords["sender"]))
+    return found
+
+
 def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """(line, absolute module) of every import in ``source``, at any depth."""
+    """(line, absolute module) of every import in ``source``, at any depth, and of every
+    app whose model it names in a string (``model_references``)."""
     found = []
     for node in ast.walk(ast.parse(source)):
+        found += [(node.lineno, target) for target in model_references(node) if target]
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -53,8 +114,9 @@ def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[i
 
 
 def sources():
+    """Every module of the project but its migrations, which Django writes from the models."""
     for name in PARTS:
-        yield from sorted((ROOT / name).rglob("*.py"))
+        yield from sorted(p for p in (ROOT / name).rglob("*.py") if "migrations" not in p.parts)
 
 
 def edges() -> dict[tuple[str, str], list[str]]:
@@ -81,6 +143,23 @@ def documented_graph() -> dict[str, set[str]]:
         name, _, targets = line.partition("→")
         graph[name.strip()] = {t.strip() for t in targets.split(",") if t.strip() != "nothing"}
     return graph
+
+
+def drawn_graph() -> dict[str, set[str]]:
+    """The graph as the section's mermaid drawing has it: lines ``part --> part & part``."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Apps and what they may import", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```mermaid", 1)[1].split("```", 1)[0]
+    graph = {}
+    for line in block.strip().splitlines()[1:]:  # after "flowchart"
+        name, _, targets = line.partition("-->")
+        graph[name.strip()] = {t.strip() for t in targets.split("&")}
+    return graph
+
+
+def test_the_drawing_and_the_list_agree():
+    listed = {name: targets for name, targets in documented_graph().items() if targets}
+    assert drawn_graph() == listed
 
 
 def test_every_import_follows_the_documented_graph():
@@ -115,7 +194,8 @@ def test_the_graph_has_no_cycle_and_nothing_depends_on_moderation_or_bench():
         "bench",
     }
     assert not graph["kernel"]
-    assert graph["accounts"] <= {"kernel"} and graph["ratings"] <= {"kernel"}
+    assert graph["accounts"] <= {"kernel"} and graph["ratings"] <= {"accounts", "kernel"}
+    assert "ratings" not in graph["accounts"] and "games" not in graph["ratings"]
     assert all("moderation" not in targets for name, targets in graph.items() if name != "project")
     assert all("bench" not in targets for targets in graph.values())
 
@@ -158,3 +238,26 @@ def test_the_kernel_is_told_apart_from_the_project():
     assert part_of("shanghaien.health") == "project"
     assert part_of("django.db") is None
     assert part_of("games.rules.engine") == "games"
+
+
+def test_a_model_named_in_a_string_is_an_import():
+    source = (
+        "from django.conf import settings\n"
+        "class Change(models.Model):\n"
+        "    game = models.ForeignKey('games.Game', on_delete=models.CASCADE)\n"
+        "    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)\n"
+        "    tags = models.ManyToManyField(to='moderation.Report')\n"
+        "    parent = models.ForeignKey('self', null=True, on_delete=models.CASCADE)\n"
+        "def later(apps):\n"
+        "    apps.get_model('ratings', 'PlayerRating')\n"
+        "    apps.get_model('bench_nothing.Model')\n"
+        "post_save.connect(handler, sender='games.Seat')\n"
+    )
+    found = [part_of(target) for _, target in imported_modules(source, "elsewhere", False)]
+    assert sorted(filter(None, found)) == ["accounts", "games", "games", "moderation", "ratings"]
+
+
+def test_the_ratings_know_a_game_only_by_its_id():
+    """ratings comes before games: not even a foreign key names a game's model."""
+    wrong = edges().get(("ratings", "games"), [])
+    assert not wrong, wrong

@@ -10,8 +10,8 @@ from shanghaien.lib.errors import Forbidden
 from shanghaien.lib.input import clean_text
 from shanghaien.lib.ratelimit import Limit
 
-from .. import broadcast
 from ..access import access_game
+from ..live import broadcast
 from ..models import CHAT_MAX, ChatMessage
 
 CHAT_LIMIT = Limit("chat", 5, 10, _("Slow down: at most 5 messages in 10 seconds."))

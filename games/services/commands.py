@@ -12,8 +12,9 @@ from shanghaien.lib import metrics
 from shanghaien.lib.errors import BadRequest, Conflict, Illegal
 from shanghaien.lib.input import is_client_id
 
-from .. import broadcast, rules
+from .. import rules
 from ..access import Seating, access_game
+from ..live import broadcast
 from ..models import Command, Game
 from ..notify import queue as notify
 from . import endings, game_log

@@ -15,9 +15,10 @@ from django.utils.translation import gettext_lazy as _
 from ratings import services as ratings
 from shanghaien.lib.errors import Conflict, Forbidden
 
-from .. import broadcast, rules
+from .. import rules
 from ..access import access_game, seating
 from ..clock import effective_deadline, next_due, reminder_due
+from ..live import broadcast
 from ..models import Game
 from ..notify import queue as notify
 from . import analysis, game_log

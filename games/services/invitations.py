@@ -13,8 +13,9 @@ from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, RateLimited
 from shanghaien.lib.input import clean_text, username
 
-from .. import broadcast, rules
+from .. import rules
 from ..access import access_game
+from ..live import broadcast
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
 from ..notify import queue as notify
 from ..rules import fairness

@@ -7,7 +7,7 @@ import pytest
 from accounts.holidays import do_declare_holiday
 from games.access import seating
 from games.clock import effective_deadline
-from games.serializers import game_json
+from games.live.reads import game_now
 
 from ..helpers.days import DAY, START, still_running_at
 from ..helpers.games import post
@@ -39,7 +39,7 @@ def test_holiday_days_are_the_players_own_days(clocked, traveller):
     start, end = holiday_span(mover.holidays.get(), mover.zone)
     assert start == dt.datetime(2026, 3, 3, 15, 0, tzinfo=dt.UTC)
     assert end == dt.datetime(2026, 3, 6, 15, 0, tzinfo=dt.UTC)
-    board = game_json(seating(clocked, mover))["clock"]["deadline"]
+    board = game_now(seating(clocked, mover))["clock"]["deadline"]
     assert board == (START + 8 * DAY).isoformat()
 
 
@@ -74,7 +74,7 @@ def test_opponents_see_a_holiday_on_the_board(clocked, players):
     mover = clocked.to_move
     other = next(u for u in players.values() if u.pk != mover.pk and u.username != "carl")
     do_declare_holiday(mover, dt.date(2026, 3, 10), dt.date(2026, 3, 12))
-    clock = game_json(seating(clocked, other))["clock"]
+    clock = game_now(seating(clocked, other))["clock"]
     assert clock["away"]["opponent"] == [{"start": "2026-03-10", "end": "2026-03-12"}]
     assert clock["away"]["me"] == []
 

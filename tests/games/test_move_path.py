@@ -9,9 +9,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games import rules
 from games.access import Seating, access_game
-from games.frames import Frames, GameRead
+from games.live.reads import Frames, GameRead, read_after_command, read_game, read_since
 from games.models import Command, Event, Game
-from games.serializers import read_after_command, read_game, read_since
 from games.services import commands
 
 pytestmark = pytest.mark.django_db

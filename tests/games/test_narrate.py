@@ -1,7 +1,7 @@
 import pytest
 
 from games.access import seating
-from games.serializers import game_json
+from games.live.reads import game_now
 from games.services import commands
 from games.words import describe_events
 
@@ -45,7 +45,7 @@ def test_the_game_json_tells_the_recent_actions_from_each_side(game, clients, pl
     name, _, other = on_turn(game, clients)
     commands.do_command(game.pk, players[name], {"type": "roll"}, game.version, "a")
     game.refresh_from_db()
-    mine = game_json(seating(game, players[name]))["recent"]
-    theirs = game_json(seating(game, players[other]))["recent"]
+    mine = game_now(seating(game, players[name]))["recent"]
+    theirs = game_now(seating(game, players[other]))["recent"]
     assert mine[0]["by"] == "me" and theirs[0]["by"] == "opponent"
     assert mine[0]["text"].startswith("rolled ")

@@ -65,7 +65,7 @@ def add_games(anna, opponents, n, active=0, start=0):
         if over:
             changes.append(
                 RatingChange(
-                    game=game,
+                    game_id=game.pk,
                     user=anna,
                     opponent=opponents[0],
                     score=1,

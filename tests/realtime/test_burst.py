@@ -1,7 +1,7 @@
 """A burst of group messages reaches every socket of two Daphne processes.
 
 Hundreds of game sockets, split over two processes that share PostgreSQL and Redis; the
-test process sends a quick burst through ``games.broadcast``, and every socket must
+test process sends a quick burst through ``games.live.broadcast``, and every socket must
 receive every message of its game: each chat notice once, and a fresh state for each
 forced update. (channels-redis's core layer drops group messages in such a burst, which
 froze games; the pub/sub layer hands every one on.)
@@ -18,7 +18,7 @@ import pytest
 import websockets
 from asgiref.sync import sync_to_async
 
-from games import broadcast
+from games.live import broadcast
 
 from ..daphne import start_server
 from ..helpers.databases import database_url, uses_postgres

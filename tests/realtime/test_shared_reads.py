@@ -13,7 +13,7 @@ from django.db.backends import utils
 
 from accounts.holidays import do_declare_holiday
 from games import rules
-from games.frames import FRAMES
+from games.live.reads import FRAMES
 from games.services import commands
 
 from ..helpers.databases import uses_postgres

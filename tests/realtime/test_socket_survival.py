@@ -11,7 +11,8 @@ from channels.layers import get_channel_layer
 from django.core import mail
 
 from accounts.models import User
-from games import broadcast, consumers
+from games import consumers
+from games.live import broadcast
 from games.models import ChatMessage, Notification, Seat
 from games.notify import send
 from games.rules import random_command

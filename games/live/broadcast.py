@@ -96,7 +96,7 @@ def game_changed(
     """
     notices = [(game_group(game_id), {"type": "game.updated", "version": version, "force": force})]
     if players is None:
-        from .models import Seat
+        from ..models import Seat
 
         players = Seat.objects.filter(game_id=game_id).values_list("user_id", flat=True)
     notice = {"type": "lobby.games_changed", "game": game_id}
