@@ -13,9 +13,10 @@ from collections import Counter, deque
 
 from channels.layers import InMemoryChannelLayer
 from django.utils.translation import gettext as _
+from pydantic import ValidationError
 
 from shanghaien.lib import metrics
-from shanghaien.lib.errors import BadRequest, NotFound, ServiceError
+from shanghaien.lib.errors import NotFound, ServiceError
 from shanghaien.lib.input import parse_id
 from shanghaien.lib.ratelimit import FrameBudget
 from shanghaien.lib.sockets import (
@@ -34,8 +35,19 @@ from .live.reads import FRAMES, WATCHER
 from .models import ChatMessage, Game, Invitation
 from .serializers import chat_json, invitation_json
 from .services import chat, commands, presence
+from .socket_messages import ADAPTERS, GAME_SOCKET
 
 logger = logging.getLogger(__name__)
+
+
+def unknown_fields(error: ValidationError) -> list[str]:
+    """The fields of a frame that its declaration does not know, sorted."""
+    return sorted(
+        str(problem["loc"][0])
+        for problem in error.errors()
+        if problem["type"] == "extra_forbidden" and len(problem["loc"]) == 1
+    )
+
 
 COMMANDS_PER_SECOND = 20
 HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (presence.SOCKET_LEASE)
@@ -181,26 +193,50 @@ class GameConsumer(JsonProtocolConsumer):
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
+        if kind not in GAME_SOCKET:
+            return await self.send_error(
+                "unknown_type",
+                _("Unknown message type %(kind)r: command, chat or sync.") % {"kind": kind},
+            )
         if kind == "sync":
             wait = self.syncs.take()
             if wait:
                 return await self.send_rate_limited(_("Too many sync requests."), wait)
+            if await self.refused(content):
+                return
             return await self.send_state()
         if kind == "command":
             return await self.command(content)
-        if kind == "chat":
-            wait = self.chats.take()
-            if wait:
-                return await self.send_rate_limited(_("Slow down: a few messages at a time."), wait)
-            return await self.chat(content)
-        await self.send_error(
-            "unknown_type",
-            _("Unknown message type %(kind)r: command, chat or sync.") % {"kind": kind},
-        )
+        wait = self.chats.take()
+        if wait:
+            return await self.send_rate_limited(_("Slow down: a few messages at a time."), wait)
+        return await self.chat(content)
+
+    async def refused(self, content, client_id=None) -> bool:
+        """Whether the frame breaks its declaration (``socket_messages``); if so, the
+        error frame that says why has been sent."""
+        try:
+            ADAPTERS[content["type"]].validate_python(content)
+        except ValidationError as error:
+            unknown = unknown_fields(error)
+            if unknown:
+                message = _("Unknown fields: %(fields)s.") % {"fields": ", ".join(unknown)}
+                await self.send_error("bad_request", message, client_id)
+            elif content["type"] == "command":
+                refusal = commands.refusal(
+                    content.get("command"), content.get("expected_version"), client_id
+                )
+                await self.send_error(refusal.code, refusal.message, client_id)
+            elif "text" in content:
+                return False  # a chat's text: the service says what is wrong with it
+            else:
+                await self.send_error("bad_request", _("A chat message is {type, text}."))
+            return True
+        return False
 
     async def chat(self, content):
-        if set(content) != {"type", "text"}:
-            return await self.send_error("bad_request", _("A chat message is {type, text}."))
+        if await self.refused(content):
+            return
         try:
             await database_sync_to_async(chat.do_chat)(self.game_id, self.user, content["text"])
         except ServiceError as error:
@@ -246,18 +282,14 @@ class GameConsumer(JsonProtocolConsumer):
             return await self.send_error(
                 "read_only", _("You are watching this game: only its players can move."), client_id
             )
-        unknown = set(content) - {"type", "command", "expected_version", "client_id"}
+        if await self.refused(content, client_id):
+            return
         try:
-            if unknown:
-                fields = ", ".join(sorted(unknown))
-                raise BadRequest(
-                    "bad_request", _("Unknown fields: %(fields)s.") % {"fields": fields}
-                )
             outcome, notices = await database_sync_to_async(broadcast.holding(commands.do_command))(
                 self.game_id,
                 self.user,
-                content.get("command"),
-                content.get("expected_version"),
+                content["command"],
+                content["expected_version"],
                 client_id,
             )
         except ServiceError as error:
@@ -310,9 +342,17 @@ class LobbyConsumer(JsonProtocolConsumer):
                 logger.warning("could not leave the lobby group", exc_info=True)
 
     async def receive_json(self, content, **kwargs):
-        if content["type"] == "ping":
-            return await self.send_json({"type": "pong"})
-        await self.send_error("unknown_type", _("The lobby socket only listens; send 'ping'."))
+        if content["type"] != "ping":
+            return await self.send_error(
+                "unknown_type", _("The lobby socket only listens; send 'ping'.")
+            )
+        try:
+            ADAPTERS["ping"].validate_python(content)
+        except ValidationError as error:
+            fields = ", ".join(unknown_fields(error))
+            message = _("Unknown fields: %(fields)s.") % {"fields": fields}
+            return await self.send_error("bad_request", message)
+        await self.send_json({"type": "pong"})
 
     @database_sync_to_async
     def _waiting(self) -> int:

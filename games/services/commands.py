@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib import metrics
-from shanghaien.lib.errors import BadRequest, Conflict, Illegal
+from shanghaien.lib.errors import BadRequest, Conflict, Illegal, ServiceError
 from shanghaien.lib.input import is_client_id
 
 from .. import rules
@@ -17,6 +17,7 @@ from ..access import Seating, access_game
 from ..live import broadcast
 from ..models import Command, Game
 from ..notify import queue as notify
+from ..rules.shapes import parse_command
 from . import endings, game_log
 
 
@@ -42,6 +43,20 @@ def check_command_request(command, expected_version, client_id) -> None:
         raise BadRequest(
             "bad_request", _("'client_id' is 1–64 letters, digits or - _ . : (a UUID is best).")
         )
+
+
+def refusal(command, expected_version, client_id) -> ServiceError:
+    """Why a command request its declaration refuses (``games.socket_messages``) is
+    refused, in the words of the checks that ``do_command`` makes: nothing is read."""
+    try:
+        check_command_request(command, expected_version, client_id)
+        parse_command(command)
+    except ServiceError as error:
+        return error
+    except rules.IllegalCommand as error:
+        return Illegal(error.code, error.message)
+    # the one case the checks above let through: a version below 0
+    return BadRequest("bad_request", _("'expected_version' is the version the command is for."))
 
 
 def do_command(game_id, user, command, expected_version, client_id) -> Outcome:

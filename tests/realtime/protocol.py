@@ -1,23 +1,18 @@
-"""The message shapes of docs/protocol.md, read from the document itself."""
+"""The message shapes of docs/protocol.md, as declared in ``games.socket_messages``."""
 
 from __future__ import annotations
 
-import json
-import re
 from functools import cache
-from pathlib import Path
 
 from jsonschema import Draft202012Validator
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-BLOCK = re.compile(r"<!-- schema: ([\w.]+) -->\s*```json\n(.*?)\n```", re.S)
 
 
 @cache
 def validators() -> dict[str, Draft202012Validator]:
+    from games.socket_messages import schemas
+
     found = {}
-    for name, text in BLOCK.findall(DOC.read_text()):
-        schema = json.loads(text)
+    for name, schema in schemas().items():
         Draft202012Validator.check_schema(schema)
         found[name] = Draft202012Validator(schema)
     return found

@@ -138,6 +138,24 @@ BAD_INPUTS = [
         ' "pad": "' + "x" * 17000 + '"}',
         "too_large",
     ),
+    # every frame is held to its declaration (games.socket_messages): no unknown field
+    (
+        '{"type": "command", "command": {"type": "roll", "die": 0}, "expected_version": V,'
+        ' "client_id": "b6"}',
+        "bad_command",
+    ),
+    (
+        '{"type": "command", "command": {"type": "roll"}, "expected_version": "V",'
+        ' "client_id": "b7"}',
+        "bad_request",
+    ),
+    (
+        '{"type": "command", "command": {"type": "roll"}, "expected_version": -1,'
+        ' "client_id": "b8"}',
+        "bad_request",
+    ),
+    ('{"type": "sync", "since": 3}', "bad_request"),
+    ('{"type": "chat", "text": "hi", "to": "all"}', "bad_request"),
 ]
 
 

@@ -57,3 +57,8 @@ async def test_the_lobby_answers_ping_and_refuses_other_messages(sockets, player
     assert (await socket.receive_json_from(timeout=5))["code"] == "malformed_json"
     await socket.send_json_to({"type": "command"})
     assert (await socket.receive_json_from(timeout=5))["code"] == "unknown_type"
+    await socket.send_json_to({"type": "ping", "at": 1})  # an unknown field
+    refused = await socket.receive_json_from(timeout=5)
+    assert refused["code"] == "bad_request" and "at" in refused["message"]
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_json_from(timeout=5) == {"type": "pong"}

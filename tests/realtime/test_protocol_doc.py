@@ -1,20 +1,39 @@
-"""docs/protocol.md: its schemas are valid, and a whole game over the socket follows them."""
+"""The declared frames (games.socket_messages): docs/protocol.md shows them, they are
+strict, the consumers refuse what breaks them, and a whole game over the socket follows them."""
 
 import asyncio
 import random
 import uuid
 
 import pytest
+from django.core.management import CommandError, call_command
+
+from games.management.commands.protocol_schemas import DOC, written
 
 from .protocol import check, validators
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_the_document_defines_every_message():
+def test_the_document_shows_the_declared_schemas():
+    call_command("protocol_schemas")  # raises CommandError when they differ
+
+
+def test_a_changed_declaration_is_seen_in_the_document():
+    text = DOC.read_text()
+    changed = text.replace('{"const": "pong"', '{"const": "ping-pong"', 1)
+    assert changed != text
+    assert written(changed) == text  # the block is rewritten from the declaration
+    with pytest.raises(CommandError):
+        written(text.replace("<!-- schema: server.pong -->", "<!-- schema: server.pang -->"))
+
+
+def test_every_frame_is_declared():
     assert set(validators()) == {
         "client.command",
         "client.chat",
+        "client.sync",
+        "client.ping",
         "server.chat",
         "server.chat_hidden",
         "server.state",
