@@ -97,7 +97,7 @@ bench: bench-engine bench-load
 bench-engine: install
 	$(PY) bench/engine_speed.py
 
-# Needs PostgreSQL and Redis (../shared/services.sh starts them); BENCH_PG / BENCH_REDIS
+# Needs PostgreSQL and Redis (../shared/services.sh starts them); BENCH_PG / BENCH_REDIS / BENCH_DB
 # point elsewhere. About four minutes; it fails (exit 1) on any error or timeout of a move.
 # Options go in LOAD_ARGS, e.g. make bench-load LOAD_ARGS="--processes 1 --idle 0".
 LOAD_ARGS ?=

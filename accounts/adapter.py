@@ -1,11 +1,10 @@
-"""How django-allauth behaves on this site: its messages, its rate limits and the
-login-attempt key, which the throttle reads back to say when to try again."""
+"""How django-allauth behaves on this site: who may log in, when the address must be
+confirmed, and its emails."""
 
 from __future__ import annotations
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.app_settings import EmailVerificationMethod
-from allauth.account.internal.stagekit import clear_login
 from allauth.account.stages import EmailVerificationStage
 from django.conf import settings
 from django.contrib import messages
@@ -35,20 +34,20 @@ class AccountAdapter(DefaultAccountAdapter):
         stages = super().get_login_stages()
         return [f"{__name__}.SignupConfirmationStage" if s == STAGE else s for s in stages]
 
-    def login_attempts_key(self, request, credentials: dict) -> str:
-        """The key allauth counts wrong passwords under, for one account tried."""
-        return self._get_login_attempts_cache_key(request, **credentials)
-
     def pre_login(self, request, user, **kwargs):
         """No way in while suspended, whichever way leads there (the log in form says
-        why on its own; this also holds after a password reset or a confirmation)."""
+        why on its own; this also holds after a password reset or a confirmation).
+
+        A refused log in leaves nothing of itself in the session (allauth's record of the
+        password just given, a log in waiting for a later step): the session is flushed,
+        as Django's logout does; the visitor was not logged in."""
         if getattr(user, "bot_level", ""):  # a computer opponent's account: nobody logs in
-            clear_login(request)
+            request.session.flush()
             return redirect("account_login")
         if getattr(user, "is_suspended", False):
             from .forms import suspension_message
 
-            clear_login(request)
+            request.session.flush()
             messages.error(request, suspension_message(user))
             return redirect("account_login")
         return super().pre_login(request, user, **kwargs)

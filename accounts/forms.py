@@ -1,4 +1,3 @@
-from allauth.account.adapter import get_adapter
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
@@ -34,8 +33,8 @@ class LoginForm(AllauthLoginForm):
         return cleaned_data
 
     def _throttled(self) -> ValidationError:
-        key = get_adapter(self.request).login_attempts_key(self.request, self.user_credentials())
-        self.retry_after = max(wait_for(self.request, "login_failed", key=key), 1)
+        key = (self.data.get("login") or "").strip().lower()  # the account tried
+        self.retry_after = wait_for(self.request, "login_failed", key=key)
         message = gettext("Too many failed attempts to log in. %(try_again)s") % {
             "try_again": try_again_in(self.retry_after)
         }

@@ -22,8 +22,18 @@ from django.utils import timezone, translation
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
+# The user whose session set up an authenticator app: that took one of its codes, which
+# counts as the second factor for the session (allauth records the ones it asks for).
+SECOND_FACTOR_USED = "second_factor_used_by"
+
+
+def record_second_factor(request) -> None:
+    request.session[SECOND_FACTOR_USED] = request.user.pk
+
 
 def used_second_factor(request) -> bool:
+    if request.session.get(SECOND_FACTOR_USED) == request.user.pk:
+        return True
     records = get_authentication_records(request, request.user)
     return any(record.get("method") == "mfa" for record in records)
 

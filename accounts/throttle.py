@@ -1,43 +1,58 @@
-"""When a refused account action may be tried again: read from allauth's own counters.
+"""When a refused account action may be tried again.
 
-allauth counts each action (``settings.ACCOUNT_RATE_LIMITS``) in the project's cache, as
-a list of the times of the attempts still in their window, newest first. A rate
-"n per period" frees its next slot when the n-th newest attempt leaves the window.
+allauth counts each action (``settings.ACCOUNT_RATE_LIMITS``: rates written
+"amount/duration/per", as allauth's documentation describes them) in its own cache
+entries, whose layout is allauth's private business. What this module knows is
+public: the rates. An attempt refused now may succeed once the longest window of the
+action's rates has passed since (every attempt counted before it has left its window
+by then; refused attempts are not counted). That moment is kept from the first refusal
+on, so the wait counts down over repeated refusals instead of starting again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 
-from allauth.core.internal import ratelimit as allauth_ratelimit
+from allauth.account.adapter import get_adapter
+from django.conf import settings
 from django.core.cache import cache
 
-APP = "allauth.account"
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+UNKNOWN = 60  # seconds, for an action without a rate in the settings
+
+
+def windows(action: str, authenticated: bool) -> list[float]:
+    """The windows, in seconds, of the rates that can refuse ``action`` for this client
+    (a rate per user only for a logged-in one)."""
+    rates = (getattr(settings, "ACCOUNT_RATE_LIMITS", None) or {}).get(action) or ""
+    found = []
+    for rate in filter(None, (part.strip() for part in rates.split(","))):
+        _amount, duration, *per = rate.split("/")
+        if per == ["user"] and not authenticated:
+            continue
+        found.append(float(duration[:-1] or 1) * UNITS[duration[-1]])
+    return found
 
 
 def wait_for(request, action: str, key: str | None = None, now: float | None = None) -> int:
-    """Whole seconds until ``action`` is allowed again for this request; 0 if it is.
-
-    Rates counted per key are looked at only when ``key`` is given, rates per user only
-    for a logged-in user. Where nothing can be read (a rate per key with no key), the
-    longest window of the action's rates stands in: the wait is never longer.
-    """
+    """Whole seconds, at least 1, until ``action``, just refused to this request, may
+    succeed again. ``key`` is what the action's rates per key count (the address or the
+    login tried), if any."""
     now = time.time() if now is None else now
-    rates = allauth_ratelimit.get_rates(app=APP, action=action)
-    wait, unknown = 0.0, 0.0
-    for rate in rates:
-        if (rate.per == "key" and key is None) or (
-            rate.per == "user" and not request.user.is_authenticated
-        ):
-            unknown = max(unknown, rate.duration)
-            continue
-        cache_key = allauth_ratelimit.get_cache_key(
-            request, app=APP, action=action, rate=rate, key=key
-        )
-        live = [at for at in cache.get(cache_key, []) if at > now - rate.duration]
-        if len(live) >= rate.amount:
-            wait = max(wait, live[rate.amount - 1] + rate.duration - now)
-    if wait <= 0:
-        wait = unknown
-    return max(1, math.ceil(wait)) if wait > 0 else 0
+    authenticated = request.user.is_authenticated
+    longest = max(windows(action, authenticated), default=UNKNOWN)
+    who = [action, get_adapter(request).get_client_ip(request)]
+    if key is not None:
+        who.append(hashlib.sha256(key.encode()).hexdigest())
+    if authenticated:
+        who.append(str(request.user.pk))
+    record = "throttle:" + ":".join(who)
+    if not cache.add(record, now + longest, timeout=math.ceil(longest)):
+        free_at = cache.get(record)
+        if free_at is None or free_at <= now:  # it ran out meanwhile: refused again
+            cache.set(record, now + longest, timeout=math.ceil(longest))
+            free_at = now + longest
+        return max(1, math.ceil(free_at - now))
+    return max(1, math.ceil(longest))

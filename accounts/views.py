@@ -1,5 +1,4 @@
 from allauth.account import views as allauth_views
-from allauth.account.internal.flows.login import record_authentication
 from allauth.account.models import EmailAddress
 from allauth.core import ratelimit
 from allauth.mfa.totp import views as totp_views
@@ -24,6 +23,7 @@ from .blocks import do_block, do_unblock
 from .devices import do_remove_device
 from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
+from .middleware import record_second_factor
 from .models import ApiToken, User
 from .throttle import wait_for
 from .tokens import do_issue_token
@@ -46,7 +46,7 @@ class ActivateTOTPView(totp_views.ActivateTOTPView):
 
     def form_valid(self, form):
         response = super().form_valid(form)
-        record_authentication(self.request, self.request.user, "mfa", type="totp")
+        record_second_factor(self.request)
         return response
 
 
@@ -69,7 +69,7 @@ def too_many_requests(request):
     match = request.resolver_match
     action = _ACTIONS.get(match.url_name if match else "", "")
     key = (request.POST.get("email") or "").strip().lower() or None
-    wait = max(wait_for(request, action, key=key), 1) if action else 60
+    wait = wait_for(request, action, key=key) if action else 60
     error = RateLimited(_("Too many attempts in a short time.") + " " + try_again_in(wait), wait)
     return rate_limited_page(request, error, request.path)
 
@@ -85,7 +85,7 @@ def resend_confirmation(request):
         return HttpResponseRedirect(back)
     key = address.email.lower()
     if not ratelimit.consume(request, action="confirm_email", key=key):
-        wait = max(wait_for(request, "confirm_email", key=key), 1)
+        wait = wait_for(request, "confirm_email", key=key)
         message = _("A link was sent to %(email)s not long ago.") % {"email": address.email}
         return rate_limited_page(request, RateLimited(message, wait), back)
     address.send_confirmation(request)

@@ -4,9 +4,10 @@
                          [--processes 2] [--paced 100] [--paced-seconds 30] [--idle 1000]
 
 Starts Daphne (bench.load_site: the site plus an echo socket and /bench/stats) on a fresh
-PostgreSQL database (shanghaien_bench) and a flushed Redis database 2, makes users and
-games through the service layer, and plays them with asyncio websocket clients, two
-sockets a game, each player sending random legal commands.
+PostgreSQL database (BENCH_DB, default shanghaien_bench) and a flushed Redis database
+(BENCH_REDIS, default 2), makes users and games through the service layer, and plays
+them with asyncio websocket clients, two sockets a game, each player sending random
+legal commands.
 
 1. Floors, on the idle server: a websocket ping/pong with the lobby socket; one
    INSERT + COMMIT over a psycopg connection this process opened once; a round trip

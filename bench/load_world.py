@@ -8,7 +8,7 @@ import secrets
 import time
 
 # Set before anything imports Django: its settings read them.
-DB_NAME = "shanghaien_bench"
+DB_NAME = os.environ.get("BENCH_DB", "shanghaien_bench")
 PG_SERVER = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 REDIS_URL = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/2")
 os.environ["DATABASE_URL"] = f"{PG_SERVER}/{DB_NAME}"

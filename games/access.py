@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Prefetch, prefetch_related_objects
 from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import Forbidden, NotFound
 from shanghaien.lib.input import parse_id
-from shanghaien.lib.prepared import PreparedQuery
+from shanghaien.lib.prepared import JoinedQuery
 
 from .models import Game, Seat
 
@@ -55,9 +56,9 @@ class Seating:
 
 def seating(game: Game, user=None) -> Seating:
     """The seating of a game already at hand, seen by ``user`` (None: nobody's seat)."""
-    prefetched = "seats" in getattr(game, "_prefetched_objects_cache", {})
-    seats = game.seats.all() if prefetched else game.seats.select_related("user")
-    seats = sorted(seats, key=lambda s: s.seat)
+    # Seats a list of games prefetched (games.queries) are not read again.
+    prefetch_related_objects([game], Prefetch("seats", Seat.objects.select_related("user")))
+    seats = sorted(game.seats.all(), key=lambda s: s.seat)
     players = tuple(s.user for s in seats)
     seat = None
     if user is not None:
@@ -83,13 +84,13 @@ def access_game(user, game_id, *, lock: bool = False, must_play: bool = False) -
     return found
 
 
-def _seats(pk):
-    return Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat")
-
-
-# Every move and every read runs one of these: compiled once (shanghaien.lib.prepared).
-_SEATS = PreparedQuery(_seats)
-_SEATS_LOCKED = PreparedQuery(lambda pk: _seats(pk).select_for_update(of=("game",)))
+# Every move and every read runs one of these: written once (shanghaien.lib.prepared).
+# Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat"), the
+# second with select_for_update(of=("game",)).
+_SEATS = JoinedQuery(Seat, where="game", related=("game", "user"), order_by="seat")
+_SEATS_LOCKED = JoinedQuery(
+    Seat, where="game", related=("game", "user"), order_by="seat", lock_of=("game",)
+)
 
 
 def _seated(game_id, user, lock: bool) -> Seating:

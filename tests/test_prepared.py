@@ -1,16 +1,16 @@
-"""The move path's statements, compiled once: the same rows and objects as the ORM's."""
+"""The move path's statements, written once: the same rows and objects as the ORM's."""
 
 import datetime as dt
 
 import pytest
+from django.core.exceptions import FieldDoesNotExist
 from django.db import IntegrityError, connection, transaction
-from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.models import Command, Seat
-from shanghaien.lib.prepared import PreparedQuery, insert_rows, update_row
+from games.models import Command, Game, Seat
+from shanghaien.lib.prepared import JoinedQuery, insert_rows, update_row
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +23,13 @@ def fields_of(obj) -> dict:
     return {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
 
 
-def test_a_prepared_query_gives_what_its_queryset_gives(game, monkeypatch):
+SEATS = {"where": "game", "related": ("game", "user"), "order_by": "seat"}
+
+
+def test_a_joined_query_gives_what_its_queryset_gives(game, monkeypatch):
     game.refresh_from_db()
-    prepared = PreparedQuery(seats_of)
-    seats = prepared(game.pk)
+    query = JoinedQuery(Seat, **SEATS)
+    seats = query(game.pk)
     expected = list(seats_of(game.pk))
     assert [fields_of(s) for s in seats] == [fields_of(s) for s in expected]
     assert [fields_of(s.user) for s in seats] == [fields_of(s.user) for s in expected]
@@ -34,30 +37,55 @@ def test_a_prepared_query_gives_what_its_queryset_gives(game, monkeypatch):
     assert isinstance(seats[0].game.state, dict)  # JSON decoded, as the ORM does
     assert isinstance(seats[0].game.created_at, dt.datetime)
     assert seats[0].game.created_at.tzinfo is not None
+    assert all(s._state.db == "default" and not s._state.adding for s in seats)
 
-    def compile_again(*args, **kwargs):
-        raise AssertionError("compiled again")
+    def write_again(*args, **kwargs):
+        raise AssertionError("written again")
 
     with monkeypatch.context() as patched, CaptureQueriesContext(connection) as ran:
-        patched.setattr(SQLCompiler, "as_sql", compile_again)
-        assert prepared(game.pk + 1000) == []  # another value, no compiling
-        assert [s.user.username for s in prepared(game.pk)] == ["anna", "bernd"]
+        patched.setattr(JoinedQuery, "_write", write_again)
+        assert query(game.pk + 1000) == []  # another value, the same statement
+        with CaptureQueriesContext(connection) as related:
+            seats = query(game.pk)
+            assert [s.user.username for s in seats] == ["anna", "bernd"]
+            assert seats[1].game.pk == game.pk
+        assert len(related.captured_queries) == 1  # the related objects came with the seats
     assert len(ran.captured_queries) == 2
 
 
-def test_a_prepared_query_locks_as_its_queryset_does(game):
-    prepared = PreparedQuery(lambda pk: seats_of(pk).select_for_update(of=("game",)))
+def test_the_instances_save_as_the_orms_do(game):
+    seat = JoinedQuery(Seat, **SEATS)(game.pk)[0]
+    seat.open_sockets = 3
+    seat.save(update_fields=["open_sockets"])
+    assert Seat.objects.get(pk=seat.pk).open_sockets == 3
+
+
+def test_a_joined_query_locks_as_its_queryset_does(game):
+    query = JoinedQuery(Seat, **SEATS, lock_of=("game",))
     with transaction.atomic(), CaptureQueriesContext(connection) as ran:
-        assert len(prepared(game.pk)) == 2
+        assert len(query(game.pk)) == 2
     if connection.features.has_select_for_update:
-        assert "FOR UPDATE" in ran.captured_queries[-1]["sql"]
+        assert "FOR UPDATE OF t1" in ran.captured_queries[-1]["sql"]
 
 
-def test_a_prepared_query_has_exactly_one_parameter():
-    with pytest.raises(ValueError, match="one parameter"):
-        PreparedQuery(lambda pk: Seat.objects.filter(game_id=pk, seat=1))(1)
-    with pytest.raises(ValueError, match="one parameter"):
-        PreparedQuery(lambda pk: Seat.objects.all())(1)
+@pytest.mark.django_db(transaction=True)
+def test_a_joined_query_that_locks_refuses_to_run_outside_a_transaction():
+    query = JoinedQuery(Seat, **SEATS, lock_of=("game",))
+    with pytest.raises(transaction.TransactionManagementError):
+        query(1)  # as select_for_update refuses
+    with transaction.atomic():
+        assert query(1) == []
+
+
+def test_a_joined_query_joins_only_foreign_keys_never_null():
+    with pytest.raises(ValueError, match="never null"):
+        JoinedQuery(Game, where="id", related=("to_move",))
+    with pytest.raises(ValueError, match="never null"):
+        JoinedQuery(Seat, where="game", related=("seat",))
+    with pytest.raises(ValueError, match="joined"):
+        JoinedQuery(Seat, where="game", related=("user",), lock_of=("game",))
+    with pytest.raises(FieldDoesNotExist):
+        JoinedQuery(Seat, where="no_such_field")
 
 
 COMMAND = ("game", "seat", "client_id", "command", "version")

@@ -1,97 +1,221 @@
-"""Statements of the move path, built once per database instead of once per move.
+"""Statements of the move path, written once per database instead of once per move.
 
-Compiling a queryset (the joins, the columns, the ordering) costs the server more CPU
-than PostgreSQL spends running the query. A game's move runs the same few statements
-every time, so they are compiled once per database connection alias and then only
-executed, with Django's own column converters and model construction:
+Building a queryset's SQL (the joins, the columns, the ordering) costs the server more
+CPU than PostgreSQL spends running the query. A game's move runs the same few statements
+every time, so they are written once per database connection alias, from the models'
+``_meta`` (Django's documented Options API), and then only executed through
+``connection.cursor()``:
 
-- ``PreparedQuery``: a queryset with one parameter (select_related and
-  select_for_update included), returning model instances as the queryset would;
+- ``JoinedQuery``: the rows of a model whose one field equals a value, with the rows of
+  some of its foreign keys joined in (what ``select_related`` does, and
+  ``select_for_update(of=...)`` if asked), returned as model instances built with
+  ``Model.from_db`` and their related objects set;
 - ``insert_rows`` and ``update_row``: an INSERT of several rows and an UPDATE of one,
   each value prepared by its field (JSON, dates and times for the database at hand).
 
-They skip what the move path does not use: signals, primary keys of inserted rows,
-``Model.save``'s checks. Everything else uses the ORM.
+Only public APIs: the Options API, ``Field.from_db_value`` / ``to_python`` /
+``get_db_prep_save``, ``Model.from_db``, ``connection.cursor()`` and
+``connection.ops.quote_name``; no compiler. They skip what the move path does not use:
+signals, primary keys of inserted rows, ``Model.save``'s checks. Everything else uses
+the ORM.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from dataclasses import dataclass
 
-from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import DateTimeField, Model
-from django.db.models.query import get_related_populators
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.models import (
+    AutoField,
+    BigAutoField,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    ForeignKey,
+    IntegerField,
+    JSONField,
+    Model,
+    PositiveIntegerField,
+    PositiveSmallIntegerField,
+    SmallAutoField,
+    SmallIntegerField,
+    TextField,
+)
 from django.utils import timezone
 
-_SENTINEL = -7_654_321  # the parameter's value while compiling: found once in the params
+# Types that both backends hand back as Django's Python values (SQLite's booleans and
+# datetimes through the converters its backend registers with the sqlite3 module; the
+# datetimes naive, in UTC, there). Any other field's value goes through its to_python.
+_AS_IS = (
+    AutoField,
+    BigAutoField,
+    SmallAutoField,
+    IntegerField,
+    BigIntegerField,
+    SmallIntegerField,
+    PositiveIntegerField,
+    PositiveSmallIntegerField,
+    CharField,  # EmailField, SlugField, URLField… are CharFields
+    TextField,
+    BooleanField,
+)
+
+
+def _converter(field, connection):
+    """What turns the database's value of ``field`` into the model's, or None."""
+    if isinstance(field, ForeignKey):
+        return _converter(field.related_model._meta.pk, connection)
+    if isinstance(field, JSONField):
+
+        def json_value(value):  # text from both backends (Django's psycopg loaders)
+            if isinstance(value, str):
+                return field.from_db_value(value, None, connection)
+            return value
+
+        return json_value
+    if isinstance(field, DateTimeField):
+        if not settings.USE_TZ:
+            return None
+
+        def aware(value):
+            if isinstance(value, str):
+                value = field.to_python(value)
+            if value is not None and value.tzinfo is None:
+                return timezone.make_aware(value, dt.UTC)
+            return value
+
+        return aware
+    if hasattr(field, "from_db_value"):
+        return lambda value: field.from_db_value(value, None, connection)
+    if isinstance(field, _AS_IS):
+        return None
+    return field.to_python
 
 
 @dataclass(frozen=True)
-class _Compiled:
-    sql: str
-    converters: list  # (position, converters, expression)
+class _Part:
+    """One model's columns in the joined row."""
+
     model: type[Model]
-    fields: slice
-    init_list: list
-    populators: list
+    attnames: list
+    start: int
+    stop: int
+    converters: list  # (position in the row, function)
+    name: str | None  # the foreign key it is reached by; None for the main model
 
 
-class PreparedQuery:
-    """``build(value)`` compiled once per database, run with any ``value``.
+@dataclass(frozen=True)
+class _Written:
+    sql: str
+    parts: list
 
-    ``build`` returns a queryset of model instances whose only parameter is ``value``.
+
+class JoinedQuery:
+    """The rows of ``model`` whose field ``where`` equals a value, ordered by
+    ``order_by``, with the objects of the foreign keys ``related`` (each not null) joined
+    in, and the rows of the foreign keys ``lock_of`` locked (``FOR UPDATE OF``; inside a
+    transaction, where the database can lock). ``query(value)`` returns the instances.
     """
 
-    def __init__(self, build):
-        self.build = build
-        self.compiled: dict[str, _Compiled] = {}
+    def __init__(
+        self,
+        model: type[Model],
+        *,
+        where: str,
+        related: tuple = (),
+        order_by: str | None = None,
+        lock_of: tuple = (),
+    ):
+        self.model = model
+        self.where = where
+        self.related = tuple(related)
+        self.order_by = order_by
+        self.lock_of = tuple(lock_of)
+        for name in (*self.related, *self.lock_of):
+            field = model._meta.get_field(name)
+            if not isinstance(field, ForeignKey) or field.null:
+                raise ValueError(f"{name!r} is not a foreign key that is never null")
+            if "to_field" in field.deconstruct()[3]:
+                raise ValueError(f"{name!r} points at a field other than a primary key")
+        if not set(self.lock_of) <= set(self.related):
+            raise ValueError("only joined rows can be locked")
+        model._meta.get_field(where)  # FieldDoesNotExist now rather than at the first call
+        self.written: dict[str, _Written] = {}
         self.lock = threading.Lock()
 
     def __call__(self, value, using: str = DEFAULT_DB_ALIAS) -> list:
-        compiled = self.compiled.get(using) or self._compile(using)
-        connection = connections[using]
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, [value])
+        written = self.written.get(using) or self._write(using)
+        if self.lock_of and transaction.get_autocommit(using):
+            raise transaction.TransactionManagementError(
+                "a query that locks rows runs in a transaction"
+            )
+        with connections[using].cursor() as cursor:
+            cursor.execute(written.sql, [value])
             rows = cursor.fetchall()
+        main, *joined = written.parts
         objects = []
         for row in rows:
-            if compiled.converters:
+            if main.converters or any(p.converters for p in joined):
                 row = list(row)
-                for pos, convs, expression in compiled.converters:
-                    value = row[pos]
-                    for converter in convs:
-                        value = converter(value, expression, connection)
-                    row[pos] = value
-            obj = compiled.model.from_db(using, compiled.init_list, row[compiled.fields])
-            for populator in compiled.populators:
-                populator.populate(row, obj)
+                for part in written.parts:
+                    for position, convert in part.converters:
+                        if row[position] is not None:
+                            row[position] = convert(row[position])
+            obj = main.model.from_db(using, main.attnames, row[main.start : main.stop])
+            for part in joined:
+                other = part.model.from_db(using, part.attnames, row[part.start : part.stop])
+                setattr(obj, part.name, other)
             objects.append(obj)
         return objects
 
-    def _compile(self, using: str) -> _Compiled:
+    def _write(self, using: str) -> _Written:
         with self.lock:
-            queryset = self.build(_SENTINEL)
-            compiler = queryset.query.get_compiler(using=using)
-            sql, params = compiler.as_sql()
-            if list(params) != [_SENTINEL]:
-                raise ValueError(f"a prepared query has one parameter, not {params!r}")
-            select, klass_info = compiler.select, compiler.klass_info
-            if compiler.annotation_col_map or queryset._known_related_objects:
-                raise ValueError("a prepared query returns plain model instances")
-            selected = klass_info["select_fields"]
-            fields = slice(selected[0], selected[-1] + 1)
-            converters = compiler.get_converters([s[0] for s in select])
-            compiled = _Compiled(
-                sql=sql,
-                converters=[(pos, convs, expr) for pos, (convs, expr) in converters.items()],
-                model=klass_info["model"],
-                fields=fields,
-                init_list=[f[0].target.attname for f in select[fields]],
-                populators=get_related_populators(klass_info, select, using),
+            connection = connections[using]
+            quote = connection.ops.quote_name
+            meta = self.model._meta
+            columns, parts, joins = [], [], []
+
+            def select(model, alias, name):
+                fields = model._meta.concrete_fields
+                start = len(columns)
+                columns.extend(f"{alias}.{quote(f.column)}" for f in fields)
+                converters = []
+                for i, f in enumerate(fields):
+                    convert = _converter(f, connection)
+                    if convert is not None:
+                        converters.append((start + i, convert))
+                parts.append(
+                    _Part(model, [f.attname for f in fields], start, len(columns), converters, name)
+                )
+
+            select(self.model, "t0", None)
+            aliases = {}
+            for i, name in enumerate(self.related, start=1):
+                field = meta.get_field(name)
+                other = field.related_model
+                alias = aliases[name] = f"t{i}"
+                target = quote(other._meta.pk.column)
+                joins.append(
+                    f"INNER JOIN {quote(other._meta.db_table)} {alias}"
+                    f" ON ({alias}.{target} = t0.{quote(field.column)})"
+                )
+                select(other, alias, name)
+            sql = (
+                f"SELECT {', '.join(columns)} FROM {quote(meta.db_table)} t0 {' '.join(joins)}"
+                f" WHERE t0.{quote(meta.get_field(self.where).column)} = %s"
             )
-            self.compiled[using] = compiled
-            return compiled
+            if self.order_by:
+                sql += f" ORDER BY t0.{quote(meta.get_field(self.order_by).column)} ASC"
+            if self.lock_of and connection.features.has_select_for_update:
+                sql += " FOR UPDATE"
+                if connection.features.has_select_for_update_of:
+                    sql += " OF " + ", ".join(aliases[name] for name in self.lock_of)
+            written = self.written[using] = _Written(sql, parts)
+            return written
 
 
 _insert_sql: dict = {}

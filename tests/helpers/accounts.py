@@ -5,10 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import secrets
 import struct
 import time
 
-from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+from allauth.mfa.adapter import get_adapter as get_mfa_adapter
+from allauth.mfa.models import Authenticator
 
 
 def totp_code(secret: str, at: float | None = None, step: int = 30, digits: int = 6) -> str:
@@ -23,23 +25,23 @@ def totp_code(secret: str, at: float | None = None, step: int = 30, digits: int 
 
 def give_authenticator_app(user) -> str:
     """Set up TOTP for ``user`` as the activation page would; returns the secret."""
-    secret = generate_totp_secret()
-    TOTP.activate(user, secret)
+    secret = base64.b32encode(secrets.token_bytes(20)).decode()
+    encrypted = get_mfa_adapter().encrypt(secret)  # the adapter's documented hook
+    Authenticator.objects.create(
+        user=user, type=Authenticator.Type.TOTP, data={"secret": encrypted}
+    )
     return secret
 
 
 def log_in_with_second_factor(client, user) -> None:
-    """A session of ``user`` that used a password and an authenticator app, as after the
-    log in with both (the admin needs the second for staff: accounts.middleware)."""
+    """A session of ``user`` that used an authenticator app, as after setting it up (the
+    admin needs the second factor for staff: accounts.middleware)."""
+    from accounts.middleware import SECOND_FACTOR_USED
+
     give_authenticator_app(user)
     client.force_login(user)
     session = client.session
-    now = time.time()
-    session["account_authentication_methods"] = [
-        {"method": "password", "at": now, "username": user.username},
-        {"method": "mfa", "at": now, "type": "totp"},
-    ]
-    session["account_authentication_methods_user"] = str(user.pk)
+    session[SECOND_FACTOR_USED] = user.pk
     session.save()
 
 
