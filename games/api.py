@@ -47,7 +47,12 @@ NO_INVITATION = InvitationBody()
 # -- invitations ----------------------------------------------------------------------------
 
 
-@router.get("/invitations/", response={200: Invitations, **refusals()}, url_name="api_invitations")
+@router.get(
+    "/invitations/",
+    response={200: Invitations, **refusals()},
+    url_name="api_invitations",
+    by_alias=True,
+)
 def invitations(request):
     """The open invitations the player may answer or withdraw, and the server's
     commitment for the next one the player sends."""
@@ -56,7 +61,7 @@ def invitations(request):
     return JsonResponse({**body, "commitment": commitments.shown(request.user).commitment})
 
 
-@router.post("/invitations/", response={201: Invitation, **refusals(404, 409, 429)})
+@router.post("/invitations/", response={201: Invitation, **refusals(404, 409, 429)}, by_alias=True)
 def invite(request, body: InvitationBody = NO_INVITATION):
     """Invite a player by name, or anyone (``to`` left out)."""
     invitation = invites.do_invite(
@@ -105,6 +110,7 @@ def invitation_accept(request, pk: str, body: Seeds = NO_SEEDS):
     "/invitations/{pk}/decline/",
     response={200: Invitation, **refusals(404, 409)},
     url_name="api_invitation_decline",
+    by_alias=True,
 )
 def invitation_decline(request, pk: str):
     return JsonResponse(invitation_json(invites.do_decline_invitation(pk, request.user)))
@@ -114,6 +120,7 @@ def invitation_decline(request, pk: str):
     "/invitations/{pk}/cancel/",
     response={200: Invitation, **refusals(404, 409)},
     url_name="api_invitation_cancel",
+    by_alias=True,
 )
 def invitation_cancel(request, pk: str):
     return JsonResponse(invitation_json(invites.do_cancel_invitation(pk, request.user)))
@@ -196,6 +203,7 @@ def game_extend(request, pk: str):
     "/games/{pk}/rematch/",
     response={201: Invitation, **refusals(404, 409, 429)},
     url_name="api_game_rematch",
+    by_alias=True,
 )
 def game_rematch(request, pk: str, body: Seeds = NO_SEEDS):
     """Offer the other player a rematch of a game that is over."""

@@ -356,9 +356,9 @@ class PlayerView(Message):
     """The board from one side: no deck order, the other side's hand as counts."""
 
     status: Literal["active", "finished"]
-    round: int = Field(ge=1, le=8)
+    round: int = Field(ge=0, le=8)  # 0 only in a replay's first step, before the deal
     rounds: Literal[8]
-    deck_count: int = Field(ge=0, le=42)
+    deck_count: int = Field(ge=0)  # all of them in a replay's first step
     phase: Literal["turn", "direction", "placement", "finished"]
     turn: Side | None
     start_player: Side

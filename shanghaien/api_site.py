@@ -43,7 +43,28 @@ log = logging.getLogger(__name__)
 METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
+def _openapi_mappings(node) -> None:
+    """pydantic writes the mapping of a union nested in a union (a trick command inside a
+    command) as a schema; OpenAPI's mapping names schemas only: such a discriminator is
+    left out (the ``oneOf`` it stood beside still tells the cases apart: each has its
+    own constant ``type`` and no other fields)."""
+    if isinstance(node, dict):
+        mapping = node.get("discriminator", {}).get("mapping")
+        if mapping and not all(isinstance(target, str) for target in mapping.values()):
+            del node["discriminator"]
+        for value in node.values():
+            _openapi_mappings(value)
+    elif isinstance(node, list):
+        for value in node:
+            _openapi_mappings(value)
+
+
 class Api(NinjaAPI):
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        _openapi_mappings(schema)
+        return schema
+
     def validation_error_from_error_contexts(self, error_contexts):
         """A body left out entirely is read as ``{}``, so that its model says what is
         missing (with the field's own code); any other refusal of a parameter is

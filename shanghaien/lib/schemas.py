@@ -93,7 +93,8 @@ class Body(Message):
 class ErrorDetail(Message):
     code: str
     message: str
-    retry_after: int | None = None  # with 429: the seconds to wait
+    retry_after: int | None = None  # with 429 and 503: the seconds to wait
+    commitment: str | None = None  # with commitment_changed: the one now shown
 
 
 class ErrorEnvelope(Message):
