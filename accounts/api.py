@@ -1,42 +1,67 @@
-"""The JSON API's plumbing, and the account endpoints (holidays, blocks, push devices).
+"""The account endpoints of the JSON API (holidays, blocks, push devices), and how the
+API knows who is asking.
 
-Every endpoint of the site's API is a ``json_api`` view: errors always come as
-``{"error": {code, message}}`` with their HTTP status. Authentication: the session
-(with Django's CSRF check on unsafe methods) or a personal token in
-``Authorization: Bearer …`` (no CSRF: no browser sends it by itself).
+Every operation's body and answer is declared in ``accounts.messages``; the API itself
+(one django-ninja ``NinjaAPI``, its errors as ``{"error": {code, message}}``) is
+``shanghaien.api_site``. Authentication: a personal token in ``Authorization: Bearer …``
+(no CSRF: no browser sends it by itself), else the session, with Django's CSRF check on
+unsafe methods (the token in the ``X-CSRFToken`` header).
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-
-from django.core.exceptions import RequestDataTooBig
+from django.conf import settings
 from django.http import JsonResponse, QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
+from ninja import Router
+from ninja.security import APIKeyCookie, HttpBearer
 
 from shanghaien.lib import webpush
-from shanghaien.lib.errors import (
-    BadRequest,
-    Forbidden,
-    NotAuthenticated,
-    NotFound,
-    RateLimited,
-    ServiceError,
-    TooLarge,
-)
-from shanghaien.lib.input import parse_json
-from shanghaien.lib.outage import is_database_unavailable, outage_response
+from shanghaien.lib.errors import Forbidden, NotAuthenticated
+from shanghaien.lib.schemas import refusals
 
 from .blocks import do_block, do_unblock
 from .devices import SESSION_KEY, device_name, do_remove_device, do_subscribe
 from .holidays import do_cancel_holiday, do_declare_holiday
+from .messages import (
+    BlockBody,
+    Blocked,
+    BlockList,
+    DeviceRemoved,
+    Holiday,
+    HolidayBody,
+    HolidayCancelled,
+    Holidays,
+    PushInfo,
+    SubscribeBody,
+    Unblocked,
+)
+from .messages import Device as DeviceOut
 from .tokens import BadToken, bearer_token, user_for_token
 
-log = logging.getLogger(__name__)
-MAX_BODY = 16 * 1024
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class ApiToken(HttpBearer):
+    """``Authorization: Bearer <token>``: a token the player made on their preferences
+    page. A header that is there but not a good token is refused (``bad_token``), even
+    with a session."""
+
+    def __call__(self, request):
+        request.auth_by_token = False
+        try:
+            raw = bearer_token(request)
+            if raw is None:
+                return None  # no header: the session may say who it is
+            request.user = user_for_token(raw)
+        except BadToken as error:
+            raise NotAuthenticated("bad_token", str(error)) from None
+        request.auth_by_token = True
+        return request.user
+
+    def authenticate(self, request, token):  # pragma: no cover (``__call__`` reads the header)
+        return None
 
 
 class _CsrfCheck(CsrfViewMiddleware):
@@ -54,111 +79,60 @@ def _csrf_failure(request) -> str | None:
     return check.process_view(request, None, (), {})
 
 
-def _authenticate(request) -> None:
-    request.auth_by_token = False
-    try:
-        raw = bearer_token(request)
-        if raw is not None:
-            request.user = user_for_token(raw)
-            request.auth_by_token = True
-            return
-    except BadToken as error:
-        raise NotAuthenticated("bad_token", str(error)) from None
-    if not request.user.is_authenticated:
-        raise NotAuthenticated("not_authenticated", _("Log in, or send an API token."))
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        reason = _csrf_failure(request)
-        if reason:
-            raise Forbidden("csrf_failed", _("CSRF check failed: %(reason)s.") % {"reason": reason})
+class Session(APIKeyCookie):
+    """The browser's session cookie, with Django's CSRF check on unsafe methods (the
+    token in the ``X-CSRFToken`` header)."""
+
+    param_name = settings.SESSION_COOKIE_NAME
+
+    def __init__(self):
+        super().__init__(csrf=False)  # checked below, the token read from the header only
+
+    def __call__(self, request):
+        if not request.user.is_authenticated:
+            return None
+        if request.method not in SAFE_METHODS:
+            reason = _csrf_failure(request)
+            if reason:
+                message = _("CSRF check failed: %(reason)s.") % {"reason": reason}
+                raise Forbidden("csrf_failed", message)
+        return request.user
+
+    def authenticate(self, request, key):  # pragma: no cover (``__call__`` reads the session)
+        return None
 
 
-def _body(request) -> dict:
-    try:
-        raw = request.body
-    except RequestDataTooBig:
-        raise TooLarge(MAX_BODY) from None
-    if len(raw) > MAX_BODY:
-        raise TooLarge(MAX_BODY)
-    data = parse_json(raw or b"{}")
-    if not isinstance(data, dict):
-        raise BadRequest("bad_request", _("The body is a JSON object."))
-    return data
+def not_authenticated() -> NotAuthenticated:
+    return NotAuthenticated("not_authenticated", _("Log in, or send an API token."))
 
 
-def error_response(error: ServiceError) -> JsonResponse:
-    response = JsonResponse(error.to_json(), status=error.status)
-    if isinstance(error, RateLimited):
-        response["Retry-After"] = str(error.retry_after)
-    return response
+AUTH = [ApiToken(), Session()]
+
+router = Router(tags=["accounts"])
 
 
-def json_api(*methods: str):
-    """Method check, authentication, JSON body in ``request.data``, typed errors as JSON."""
-
-    def wrap(view):
-        @csrf_exempt
-        @functools.wraps(view)
-        def handler(request, *args, **kwargs):
-            try:
-                if request.method not in methods:
-                    message = _("Use %(methods)s.") % {"methods": " or ".join(methods)}
-                    error = ServiceError("method_not_allowed", message)
-                    error.status = 405
-                    raise error
-                _authenticate(request)
-                request.data = _body(request) if request.method == "POST" else {}
-                return view(request, *args, **kwargs)
-            except ServiceError as error:
-                return error_response(error)
-            except Exception as error:
-                if is_database_unavailable(error):
-                    return outage_response(request)
-                log.exception("API error on %s %s", request.method, request.path)
-                message = _("Something went wrong.")
-                return JsonResponse(
-                    {"error": {"code": "server_error", "message": message}}, status=500
-                )
-
-        return handler
-
-    return wrap
+# -- holidays -------------------------------------------------------------------------------
 
 
-def field(data: dict, name: str, default=None, required=False):
-    """A field of the JSON body; ``required`` ones are a ``bad_request`` when missing."""
-    if required and name not in data:
-        raise BadRequest("bad_request", _("The body needs %(name)r.") % {"name": name})
-    return data.get(name, default)
-
-
-def only_fields(data: dict, allowed: set) -> None:
-    """Refuse a body with fields the endpoint does not know (a typo must not pass unseen)."""
-    unknown = set(data) - allowed
-    if unknown:
-        message = _("Unknown fields: %(fields)s.") % {"fields": ", ".join(sorted(unknown))}
-        raise BadRequest("bad_request", message)
-
-
-@json_api("GET", "POST", "PUT", "PATCH", "DELETE")
-def not_found(request, rest):
-    raise NotFound("not_found", _("No such API endpoint."))
-
-
-# -- the account endpoints ----------------------------------------------------------------
-
-
-@json_api("GET", "POST")
+@router.get("/holidays/", response={200: Holidays, **refusals()}, url_name="api_holidays")
 def holidays(request):
-    if request.method == "POST":
-        holiday = do_declare_holiday(
-            request.user, field(request.data, "start"), field(request.data, "end")
-        )
-        return JsonResponse(_holiday_json(holiday), status=201)
+    """The player's holidays, declared and to come."""
     return JsonResponse({"holidays": [_holiday_json(h) for h in request.user.holidays.all()]})
 
 
-@json_api("POST")
-def holiday_cancel(request, pk):
+@router.post("/holidays/", response={201: Holiday, **refusals(409, 429)})
+def declare_holiday(request, body: HolidayBody):
+    """Declare a holiday: the player's deadlines pause for its days."""
+    holiday = do_declare_holiday(request.user, body.start, body.end)
+    return JsonResponse(_holiday_json(holiday), status=201)
+
+
+@router.post(
+    "/holidays/{int:pk}/cancel/",
+    response={200: HolidayCancelled, **refusals(404, 409)},
+    url_name="api_holiday_cancel",
+)
+def holiday_cancel(request, pk: int):
     do_cancel_holiday(request.user, pk)
     return JsonResponse({"cancelled": int(pk)})
 
@@ -172,17 +146,29 @@ def _holiday_json(holiday) -> dict:
     }
 
 
-@json_api("GET", "POST")
+# -- blocks ---------------------------------------------------------------------------------
+
+
+@router.get("/blocks/", response={200: BlockList, **refusals()}, url_name="api_blocks")
 def blocks(request):
-    if request.method == "POST":
-        block = do_block(request.user, field(request.data, "username", required=True))
-        return JsonResponse({"blocked": block.blocked.username}, status=201)
+    """The names of the players this player blocks."""
     names = request.user.blocks.values_list("blocked__username", flat=True)
     return JsonResponse({"blocked": sorted(names)})
 
 
-@json_api("POST")
-def unblock(request, username):
+@router.post("/blocks/", response={201: Blocked, **refusals(404, 409, 429)})
+def block(request, body: BlockBody):
+    """Block a player: no invitation, chat or rematch between the two."""
+    found = do_block(request.user, body.username)
+    return JsonResponse({"blocked": found.blocked.username}, status=201)
+
+
+@router.post(
+    "/blocks/{username:username}/remove/",
+    response={200: Unblocked, **refusals(404)},
+    url_name="api_unblock",
+)
+def unblock(request, username: str):
     do_unblock(request.user, username)
     return JsonResponse({"unblocked": username})
 
@@ -190,7 +176,7 @@ def unblock(request, username):
 # -- push notifications: this player's devices ---------------------------------------------
 
 
-@json_api("GET")
+@router.get("/push/", response={200: PushInfo, **refusals()}, url_name="api_push")
 def push(request):
     """The key a browser subscribes with ("" when this server sends no push), and the
     player's devices."""
@@ -200,21 +186,18 @@ def push(request):
     )
 
 
-@json_api("POST")
-def push_subscribe(request):
-    """A browser's ``PushSubscription.toJSON()``: ``{"endpoint", "keys": {"p256dh", "auth"}}``
-    (``expirationTime`` is allowed and not kept)."""
-    data = request.data
-    only_fields(data, {"endpoint", "keys", "expirationTime"})
-    keys = field(data, "keys", required=True)
-    if not isinstance(keys, dict):
-        raise BadRequest("bad_keys", _("The subscription's keys are not valid."))
-    only_fields(keys, {"p256dh", "auth"})
+@router.post(
+    "/push/subscriptions/",
+    response={201: DeviceOut, **refusals(409, 429)},
+    url_name="api_push_subscribe",
+)
+def push_subscribe(request, body: SubscribeBody):
+    """Add this browser to the player's devices (or refresh it)."""
     device = do_subscribe(
         request.user,
-        field(data, "endpoint", required=True),
-        keys.get("p256dh"),
-        keys.get("auth"),
+        body.endpoint,
+        body.keys.p256dh,
+        body.keys.auth,
         request.headers.get("User-Agent", ""),
     )
     if not request.auth_by_token:
@@ -222,8 +205,12 @@ def push_subscribe(request):
     return JsonResponse(_device_json(device), status=201)
 
 
-@json_api("POST")
-def push_remove(request, pk):
+@router.post(
+    "/push/subscriptions/{pk}/remove/",
+    response={200: DeviceRemoved, **refusals(404)},
+    url_name="api_push_remove",
+)
+def push_remove(request, pk: str):
     do_remove_device(request.user, pk)
     return JsonResponse({"removed": int(pk)})
 

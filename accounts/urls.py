@@ -2,7 +2,7 @@ from django.urls import include, path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
-from . import api, views
+from . import views
 
 urlpatterns = [
     # django-allauth's pages (log in, sign up, log out, password, email, two factors);
@@ -28,14 +28,7 @@ urlpatterns = [
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
     path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
-    path("api/holidays/", api.holidays, name="api_holidays"),
-    path("api/holidays/<int:pk>/cancel/", api.holiday_cancel),
-    path("api/push/", api.push, name="api_push"),
-    path("api/push/subscriptions/", api.push_subscribe, name="api_push_subscribe"),
-    path("api/push/subscriptions/<str:pk>/remove/", api.push_remove),
     path("accounts/devices/<int:pk>/remove/", views.remove_device, name="remove_device"),
     path("users/<username:username>/block/", views.block, name="block"),
     path("users/<username:username>/unblock/", views.unblock, name="unblock"),
-    path("api/blocks/", api.blocks, name="api_blocks"),
-    path("api/blocks/<username:username>/remove/", api.unblock),
 ]

@@ -1,4 +1,5 @@
-"""The games' JSON API: thin views over the services (plumbing: ``accounts.api``)."""
+"""The games' JSON API: thin views over the services. Every body and answer is declared
+in ``games.messages``; the API itself (errors, authentication) is ``shanghaien.api_site``."""
 
 from __future__ import annotations
 
@@ -7,42 +8,79 @@ from urllib.parse import urlencode
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
+from ninja import Query, Router
+from ninja.decorators import decorate_view
+from pydantic import Field
 
-from accounts.api import field, json_api, only_fields
 from shanghaien.lib.errors import BadRequest
+from shanghaien.lib.schemas import Message, refusals
 
 from . import history, queries
 from .access import access_game
 from .live.reads import game_now
+from .messages import (
+    Accepted,
+    Chat,
+    ChatBody,
+    ChatLine,
+    CommitmentShown,
+    Export,
+    GamesPage,
+    GameView,
+    Invitation,
+    InvitationBody,
+    Invitations,
+    MoveAnswer,
+    MoveBody,
+    Replay,
+    Seeds,
+)
 from .rules import fairness
 from .serializers import chat_json, game_summary, invitation_json, recent_chat
 from .services import chat, commands, commitments, endings
 from .services import invitations as invites
 
+router = Router(tags=["games"])
+NO_SEEDS = Seeds()
+NO_INVITATION = InvitationBody()
 
-@json_api("GET", "POST")
+
+# -- invitations ----------------------------------------------------------------------------
+
+
+@router.get(
+    "/invitations/",
+    response={200: Invitations, **refusals()},
+    url_name="api_invitations",
+    by_alias=True,
+)
 def invitations(request):
-    if request.method == "POST":
-        data = request.data
-        allowed = {"to", "extra_wild", "days_per_move", "message", "rated"}
-        only_fields(data, allowed | {"client_seed", "commitment"})
-        invitation = invites.do_invite(
-            request.user,
-            to=field(data, "to"),
-            extra_wild=field(data, "extra_wild", False),
-            days_per_move=field(data, "days_per_move", 3),
-            message=field(data, "message", ""),
-            rated=field(data, "rated", True),
-            client_seed=field(data, "client_seed", ""),
-            commitment=field(data, "commitment"),
-        )
-        return JsonResponse(invitation_json(invitation), status=201)
+    """The open invitations the player may answer or withdraw, and the server's
+    commitment for the next one the player sends."""
     lists = queries.invitations_for(request.user)
     body = {k: [invitation_json(i) for i in v] for k, v in lists.items()}
     return JsonResponse({**body, "commitment": commitments.shown(request.user).commitment})
 
 
-@json_api("GET")
+@router.post("/invitations/", response={201: Invitation, **refusals(404, 409, 429)}, by_alias=True)
+def invite(request, body: InvitationBody = NO_INVITATION):
+    """Invite a player by name, or anyone (``to`` left out)."""
+    invitation = invites.do_invite(
+        request.user,
+        to=body.to,
+        extra_wild=body.extra_wild,
+        days_per_move=body.days_per_move,
+        message=body.message,
+        rated=body.rated,
+        client_seed=body.client_seed,
+        commitment=body.commitment,
+    )
+    return JsonResponse(invitation_json(invitation), status=201)
+
+
+@router.get(
+    "/commitment/", response={200: CommitmentShown, **refusals()}, url_name="api_commitment"
+)
 def commitment(request):
     """The server's commitment for the player's next invitation or rematch: send it back
     with your seed (``docs/fairness.md``)."""
@@ -56,34 +94,56 @@ def commitment(request):
     )
 
 
-def _seeds(data) -> dict:
-    """The player's seed and the commitment it answers, from a body that has no others."""
-    only_fields(data, {"client_seed", "commitment"})
-    return {"client_seed": field(data, "client_seed", ""), "commitment": field(data, "commitment")}
-
-
-@json_api("POST")
-def invitation_accept(request, pk):
-    game = invites.do_accept_invitation(pk, request.user, **_seeds(request.data))
+@router.post(
+    "/invitations/{pk}/accept/",
+    response={201: Accepted, **refusals(404, 409, 429)},
+    url_name="api_invitation_accept",
+)
+def invitation_accept(request, pk: str, body: Seeds = NO_SEEDS):
+    """Accept an invitation: the game starts (send your seed for the dice)."""
+    game = invites.do_accept_invitation(
+        pk, request.user, client_seed=body.client_seed, commitment=body.commitment
+    )
     return JsonResponse({"game": game.pk}, status=201)
 
 
-@json_api("POST")
-def invitation_decline(request, pk):
+@router.post(
+    "/invitations/{pk}/decline/",
+    response={200: Invitation, **refusals(404, 409)},
+    url_name="api_invitation_decline",
+    by_alias=True,
+)
+def invitation_decline(request, pk: str):
     return JsonResponse(invitation_json(invites.do_decline_invitation(pk, request.user)))
 
 
-@json_api("POST")
-def invitation_cancel(request, pk):
+@router.post(
+    "/invitations/{pk}/cancel/",
+    response={200: Invitation, **refusals(404, 409)},
+    url_name="api_invitation_cancel",
+    by_alias=True,
+)
+def invitation_cancel(request, pk: str):
     return JsonResponse(invitation_json(invites.do_cancel_invitation(pk, request.user)))
 
 
-@json_api("GET")
-def games(request):
+# -- games ----------------------------------------------------------------------------------
+
+
+class GamesQuery(Message):
+    model_config = {"extra": "ignore", "strict": False}
+
+    status: str = Field("active", description="'active' or 'finished'")
+    after: str | None = Field(None, description="the cursor of an active list's next page")
+    before: str | None = Field(None, description="the cursor of a finished list's next page")
+
+
+@router.get("/games/", response={200: GamesPage, **refusals()}, url_name="api_games")
+def games(request, query: Query[GamesQuery]):
     """A page of the player's games, and in ``next`` the address of the page after it
     (null on the last page)."""
-    status = request.GET.get("status", "active")
-    cursor = request.GET.get("after" if status == "active" else "before")
+    status = query.status
+    cursor = query.after if status == "active" else query.before
     try:
         if status == "active":
             page = queries.active_page(request.user, cursor)
@@ -103,54 +163,89 @@ def games(request):
     return JsonResponse({"games": games, "next": follow})
 
 
-@json_api("GET")
-def game(request, pk):
+@router.get("/games/{pk}/", response={200: GameView, **refusals(404)}, url_name="api_game")
+def game(request, pk: str):
+    """The game as the player sees it (or a watcher: ``watching``)."""
     return JsonResponse(game_now(access_game(request.user, pk)))
 
 
-@json_api("POST")
-def game_commands(request, pk):
-    data = request.data
+@router.post(
+    "/games/{pk}/commands/",
+    response={200: MoveAnswer, **refusals(404, 409, 429)},
+    url_name="api_game_commands",
+)
+def game_commands(request, pk: str, body: MoveBody):
+    """A move: one command, for the version it was chosen at, applied once per
+    ``client_id`` (a retry answers what the first did)."""
     outcome = commands.do_command(
         pk,
         request.user,
-        field(data, "command", required=True),
-        field(data, "expected_version", required=True),
-        field(data, "client_id", required=True),
+        body.command.model_dump(),
+        body.expected_version,
+        body.client_id,
     )
-    body = game_now(outcome.seating)
-    body["applied"] = {"version": outcome.version, "duplicate": outcome.duplicate}
-    return JsonResponse(body)
+    answer = game_now(outcome.seating)
+    answer["applied"] = {"version": outcome.version, "duplicate": outcome.duplicate}
+    return JsonResponse(answer)
 
 
-@json_api("POST")
-def game_extend(request, pk):
+@router.post(
+    "/games/{pk}/extend/",
+    response={200: GameView, **refusals(404, 409)},
+    url_name="api_game_extend",
+)
+def game_extend(request, pk: str):
+    """Give the player to move one more day, once a turn."""
     endings.do_extend(pk, request.user)
     return JsonResponse(game_now(access_game(request.user, pk)))
 
 
-@json_api("POST")
-def game_rematch(request, pk):
-    invitation = invites.do_rematch(pk, request.user, **_seeds(request.data))
+@router.post(
+    "/games/{pk}/rematch/",
+    response={201: Invitation, **refusals(404, 409, 429)},
+    url_name="api_game_rematch",
+    by_alias=True,
+)
+def game_rematch(request, pk: str, body: Seeds = NO_SEEDS):
+    """Offer the other player a rematch of a game that is over."""
+    invitation = invites.do_rematch(
+        pk, request.user, client_seed=body.client_seed, commitment=body.commitment
+    )
     return JsonResponse(invitation_json(invitation), status=201)
 
 
-@gzip_page
-@json_api("GET")
-def game_replay(request, pk):
-    return JsonResponse(history.replay(access_game(request.user, pk), request.GET.get("as")))
+@router.get(
+    "/games/{pk}/replay/",
+    response={200: Replay, **refusals(404)},
+    url_name="api_game_replay",
+)
+@decorate_view(gzip_page)
+def game_replay(request, pk: str, as_: str | None = Query(None, alias="as")):
+    """Every step of the game, from one side (``as``: a player's name)."""
+    return JsonResponse(history.replay(access_game(request.user, pk), as_))
 
 
-@gzip_page
-@json_api("GET")
-def game_export(request, pk):
+@router.get(
+    "/games/{pk}/export/",
+    response={200: Export, **refusals(404, 409)},
+    url_name="api_game_export",
+)
+@decorate_view(gzip_page)
+def game_export(request, pk: str):
+    """The whole log of a game that is over, deck order included."""
     return JsonResponse(history.export(access_game(request.user, pk)))
 
 
-@json_api("GET", "POST")
-def game_chat(request, pk):
+@router.get("/games/{pk}/chat/", response={200: Chat, **refusals(404)}, url_name="api_game_chat")
+def game_chat(request, pk: str):
+    """The game's recent chat."""
     seating = access_game(request.user, pk)
-    if request.method == "POST":
-        message = chat.do_chat(pk, request.user, field(request.data, "text"))
-        return JsonResponse(chat_json(message, seating.me.pk), status=201)
     return JsonResponse({"chat": [chat_json(m, seating.me.pk) for m in recent_chat(seating.game)]})
+
+
+@router.post("/games/{pk}/chat/", response={201: ChatLine, **refusals(404, 429)})
+def game_chat_post(request, pk: str, body: ChatBody):
+    """A line of chat to the other player."""
+    seating = access_game(request.user, pk)
+    message = chat.do_chat(pk, request.user, body.text)
+    return JsonResponse(chat_json(message, seating.me.pk), status=201)

@@ -12,11 +12,28 @@ what the site's edges validate and publish, the engine is what decides.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+import datetime as dt
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
+from django.utils.translation import gettext
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WrapValidator,
+    create_model,
+)
 
-from .rules.shapes import SIMPLE_KEYS, TRICK_HALF_KEYS, VALUES
+from shanghaien.lib.errors import BadRequest, Illegal
+from shanghaien.lib.input import CLIENT_ID_PATTERN
+from shanghaien.lib.schemas import Body
+
+from .rules.cards import NATIONS
+from .rules.fairness import CLIENT_SEED_MAX
+from .rules.illegal import IllegalCommand
+from .rules.shapes import SIMPLE_KEYS, TRICK_HALF_KEYS, VALUES, parse_command
 
 
 class Message(BaseModel):
@@ -75,3 +92,443 @@ TrickCommand = Annotated[Union[tuple(_TRICKS)], Field(discriminator="half")]  # 
 Command = Annotated[Union[(*_SIMPLE, TrickCommand)], Field(discriminator="type")]  # noqa: UP007
 """Any command a player may send: ``{"type": "roll"}``, ``{"type": "trick", "card":
 "t3", "half": "adjust", "die": 0, "delta": 1}``…"""
+
+
+# -- the HTTP API's bodies ------------------------------------------------------------------
+# (the base ``Body`` turns a refusal into the API's error envelope: shanghaien.lib.schemas)
+
+DaysPerMove = Annotated[Literal[1, 2, 3, 5, 7, 14], _same_type((1, 2, 3, 5, 7, 14))]
+Side = Literal["me", "opponent"]
+BotLevel = Literal["deckhand", "boatswain", "captain"]
+Nation = Literal[NATIONS]  # type: ignore[valid-type]
+
+
+def _engine_says(value, handler):
+    """A command the declaration refuses is refused as the engine refuses it: the code
+    ``bad_command`` and the engine's own words (the socket sends the same)."""
+    if not isinstance(value, dict):
+        raise BadRequest("bad_request", gettext("'command' is a JSON object with a 'type'."))
+    try:
+        return handler(value)
+    except ValidationError:
+        try:
+            parse_command(value)
+        except IllegalCommand as error:
+            raise Illegal(error.code, error.message) from None
+        raise  # the two disagree (a test holds them together): the generic refusal
+
+
+class Seeds(Body):
+    """The player's seed for the dice and the server's commitment it answers
+    (``docs/fairness.md``): both may be left out."""
+
+    codes = {"client_seed": "bad_client_seed", "commitment": "bad_commitment"}
+
+    client_seed: str = Field("", max_length=CLIENT_SEED_MAX)
+    commitment: str | None = Field(None, examples=["0" * 64])
+
+
+class InvitationBody(Seeds):
+    """A new invitation: to a player by name, or open to anyone (``to`` null or left out)."""
+
+    codes = {
+        **Seeds.codes,
+        "days_per_move": "bad_days_per_move",
+        "message": "bad_message",
+        "rated": "bad_rated",
+    }
+
+    to: str | None = None
+    extra_wild: bool = False
+    days_per_move: DaysPerMove = 3
+    message: str = ""
+    rated: bool = True
+
+
+class MoveBody(Body):
+    """A command for the version of the game it was chosen at, once per ``client_id``."""
+
+    command: Annotated[Command, WrapValidator(_engine_says)]
+    expected_version: int
+    client_id: str = Field(pattern=rf"^{CLIENT_ID_PATTERN}$", examples=["3f0c…"])
+
+
+class ChatBody(Body):
+    """A line of chat to the other player."""
+
+    codes = {"text": "bad_message"}
+
+    text: str
+
+
+# -- the HTTP API's answers -----------------------------------------------------------------
+# Built by games.serializers and games.history as plain JSON (the hot paths are not
+# validated as they go out); the test suite holds them to these declarations.
+
+
+class Invitation(Message):
+    id: int
+    from_: str = Field(alias="from")
+    to: str | None
+    extra_wild: bool
+    days_per_move: int
+    rated: bool
+    message: str
+    commitment: str | None
+    client_seed: str
+    status: Literal["open", "accepted", "declined", "cancelled"]
+    game: int | None
+    rematch_of: int | None
+    created_at: dt.datetime
+
+
+class Invitations(Message):
+    received: list[Invitation]
+    sent: list[Invitation]
+    open: list[Invitation]
+    commitment: str
+
+
+class Accepted(Message):
+    game: int
+
+
+class CommitmentShown(Message):
+    commitment: str
+    scheme: str
+    made_at: dt.datetime
+
+
+class Scores(Message):
+    me: int
+    opponent: int
+
+
+class SummaryResult(Message):
+    winner: Side | None
+    reason: str
+    me: int
+    opponent: int
+
+
+class Away(Message):
+    start: dt.date
+    end: dt.date
+
+
+class GameSummary(Message):
+    id: int
+    version: int
+    status: Literal["active", "finished", "aborted", "annulled"]
+    opponent: str
+    opponent_bot: BotLevel | None
+    your_turn: bool
+    round: int
+    extra_wild: bool
+    days_per_move: int
+    rated: bool
+    result: SummaryResult | None
+    outcome: str | None
+    last_move_at: dt.datetime | None
+    deadline: dt.datetime | None
+    opponent_away: list[Away]
+
+
+class GamesPage(Message):
+    games: list[GameSummary]
+    next: str | None  # the address of the next page, null on the last
+
+
+class ChatLine(Message):
+    id: int
+    by: Side
+    text: str
+    at: dt.datetime
+
+
+class Chat(Message):
+    chat: list[ChatLine]
+
+
+# The board from one side (games.rules.view.player_view): what docs/protocol.md shows.
+
+
+class SailorCard(Message):
+    id: str
+    kind: Literal["sailor"]
+    nation: Nation
+    value: Literal[1, 2, 3, 4]
+
+
+class TrickCard(Message):
+    id: str
+    kind: Literal["trick"]
+    action: Literal["adjust", "both", "reroll"]
+
+
+Card = Annotated[Union[SailorCard, TrickCard], Field(discriminator="kind")]  # noqa: UP007
+Die = Annotated[int, Field(ge=1, le=6)]
+
+
+class Sailor(Message):
+    id: str
+    value: Literal[1, 2, 3, 4]
+    wild: bool
+
+
+class HeldTrick(Message):
+    id: str
+    action: Literal["adjust", "both", "reroll"]
+
+
+class PlayerSide(Message):
+    supply: int = Field(ge=0, le=6)
+    placed_this_round: int = Field(ge=0, le=6)
+    sailors: dict[Nation, list[Sailor]]
+    strength: dict[Nation, Annotated[int, Field(ge=0)]]
+    tricks: list[HeldTrick]
+    trick_used_this_round: bool
+
+
+class Roll(Message):
+    dice: list[Die] = Field(min_length=2, max_length=2)
+    by: Side
+
+
+class TavernPlace(Message):
+    card: Card | None
+    number: Literal[1, 2, 3, 4, 5, 6] | None
+    my_dice: list[Die]
+    opponent_dice: list[Die]
+
+
+class SharedCard(Message):
+    card: Card
+    number: Literal[1, 2, 3, 4, 5, 6]
+    my_dice: list[Die]
+    opponent_dice: list[Die]
+    my_neighbours: int | None
+    opponent_neighbours: int | None
+    to: Side | None
+    reason: Literal["unclaimed", "alone", "majority", "neighbours", "tie"]
+
+
+class LastRound(Message):
+    round: int = Field(ge=1, le=8)
+    called_by: Side
+    direction: Literal["left", "right"]
+    cards: list[SharedCard] = Field(min_length=6, max_length=6)
+
+
+class Remaining(Message):
+    nation: Nation | None = None
+    me: int = Field(ge=0)
+    opponent: int = Field(ge=0)
+    remaining_cards: int = Field(ge=0)
+    remaining_points: int = Field(ge=0)
+
+
+class ScoreTable(Message):
+    nations: list[Remaining] = Field(min_length=8, max_length=8)
+    tricks: Remaining
+    still_to_come: list[Card]
+
+
+class Score(Message):
+    total: int = Field(ge=0)
+    by_nation: dict[Nation, Annotated[int, Field(ge=0)]]
+    tricks: int = Field(ge=0)
+
+
+class Projected(Message):
+    me: Score
+    opponent: Score
+
+
+class ViewResult(Message):
+    winner: Side | None
+    reason: str
+    me: Score
+    opponent: Score
+
+
+class PlayerView(Message):
+    """The board from one side: no deck order, the other side's hand as counts."""
+
+    status: Literal["active", "finished"]
+    round: int = Field(ge=0, le=8)  # 0 only in a replay's first step, before the deal
+    rounds: Literal[8]
+    deck_count: int = Field(ge=0)  # all of them in a replay's first step
+    phase: Literal["turn", "direction", "placement", "finished"]
+    turn: Side | None
+    start_player: Side
+    direction: Literal["left", "right"] | None
+    roll: Roll | None
+    tavern: list[TavernPlace] = Field(min_length=6, max_length=6)
+    me: PlayerSide
+    opponent: PlayerSide
+    legal: list[Command]
+    last_round: LastRound | None
+    score_table: ScoreTable
+    projected: Projected
+    result: ViewResult | None
+    extra_wild: bool
+
+
+class RatingChange(Message):
+    before: int
+    after: int
+    change: int
+
+
+class Ratings(Message):
+    me: RatingChange
+    opponent: RatingChange
+
+
+class Names(Message):
+    me: str
+    opponent: str
+
+
+class Bots(Message):
+    me: BotLevel | None
+    opponent: BotLevel | None
+
+
+class Told(Message):
+    by: Side
+    text: str
+
+
+class SinceLine(Message):
+    by: Literal["opponent"] | None = None
+    text: str
+
+
+class Since(Message):
+    lines: list[SinceLine]
+    placed: list[Die]
+    round_end: bool
+
+
+class AwaySides(Message):
+    me: list[Away] = []
+    opponent: list[Away] = []
+
+
+class Clock(Message):
+    deadline: dt.datetime | None
+    extended: bool
+    can_extend: bool
+    away: AwaySides
+
+
+class Rematch(Message):
+    invitation: int
+    by: Side
+    status: Literal["open", "accepted", "declined", "cancelled"]
+    game: int | None
+    commitment: str | None
+
+
+class Fairness(Message):
+    scheme: str
+    commitment: str
+    client_seeds: list[str] = Field(min_length=2, max_length=2)
+    server_seed: str | None = None  # once the game is over
+
+
+class GameView(Message):
+    """A game as one player (or a watcher) sees it: ``GET /api/games/<id>/`` and the
+    socket's ``state`` frame (``docs/protocol.md``)."""
+
+    id: int
+    version: int
+    status: Literal["active", "finished", "aborted", "annulled"]
+    extra_wild: bool
+    days_per_move: int
+    rated: bool
+    ratings: Ratings | None
+    watching: bool
+    players: Names
+    bots: Bots
+    outcome: str | None
+    created_at: dt.datetime
+    last_move_at: dt.datetime | None
+    recent: list[Told]
+    since: Since | None
+    clock: Clock
+    rematch: Rematch | None
+    chat: list[ChatLine]
+    fairness: Fairness | None
+    view: PlayerView
+
+
+class Applied(Message):
+    version: int
+    duplicate: bool  # a retry of a command applied before: nothing was applied now
+
+
+class MoveAnswer(GameView):
+    """The game right after the command, and what the command did."""
+
+    applied: Applied
+
+
+class ReplayRound(Message):
+    round: int
+    step: int
+
+
+class ReplayStep(Message):
+    seq: int
+    kind: str
+    by: Side | None
+    text: str
+    at: dt.datetime
+    view: PlayerView
+
+
+class Replay(Message):
+    """Every step of a game as its viewer may see it (``?as=<name>``: from that side)."""
+
+    id: int
+    status: Literal["active", "finished", "aborted", "annulled"]
+    extra_wild: bool
+    players: Names
+    outcome: str | None
+    seats: list[str] = Field(min_length=2, max_length=2)
+    version: int
+    rounds: list[ReplayRound]
+    steps: list[ReplayStep]
+
+
+class ExportResult(Message):
+    status: str
+    reason: str
+    winner: int | None
+    scores: list[int | None]
+
+
+class ExportedEvent(Message):
+    seq: int
+    at: dt.datetime
+    event: dict[str, Any]  # the engine's event as stored (docs/architecture.md)
+
+
+class Export(Message):
+    """The whole log of a game that is over, deck order included (``docs/api.md``)."""
+
+    format: str
+    format_version: int
+    id: int
+    extra_wild: bool
+    rated: bool
+    days_per_move: int
+    players: list[str]
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    result: ExportResult
+    events: list[ExportedEvent]
+    fairness: Fairness | None = None

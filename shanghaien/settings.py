@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",  # the JSON API's docs page: Swagger UI's files, served as static files
     "allauth",
     "allauth.account",
     "allauth.mfa",

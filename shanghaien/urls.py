@@ -2,12 +2,11 @@ from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
-from django.urls import include, path, re_path
+from django.urls import include, path
 
-from accounts.api import not_found
 from accounts.views import too_many_requests
 
-from . import pwa
+from . import api_site, pwa
 from .fairness_page import fairness_page
 from .health import healthz
 from .lib.outage import server_error
@@ -36,10 +35,11 @@ urlpatterns = [
     # how the deck and the dice are made fair, with the checker to download: for everyone
     path("fairness/", fairness_page, name="fairness"),
     path("admin/", admin.site.urls),
+    # the JSON API (shanghaien.api_site): its operations, schema and docs page
+    path("api/", include(api_site.urlpatterns)),
     path("", include("accounts.urls")),
     path("", include("ratings.urls")),
     path("", include("games.urls")),
-    path("", include("moderation.urls")),
     # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.
-    re_path(r"^api/(?P<rest>[\s\S]*)$", not_found),
+    api_site.fallback,
 ]

@@ -13,9 +13,11 @@ import re
 import unicodedata
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.utils.translation import gettext as _
+from ninja.parser import Parser
 
-from .errors import BadRequest
+from .errors import BadRequest, TooLarge
 
 # Deeper than any message of ours (a command is three levels deep); far below the
 # interpreter's recursion limit, so nothing that walks a parsed body can overflow it.
@@ -70,6 +72,28 @@ def parse_json(raw: bytes | str) -> Any:
         message = _("JSON nested more than %(depth)d levels deep is refused.")
         raise BadRequest("malformed_json", message % {"depth": MAX_JSON_DEPTH})
     return data
+
+
+# The largest JSON body the API reads (a command, a chat line, an invitation: well below).
+MAX_BODY = 16 * 1024
+
+
+class JsonBodyParser(Parser):
+    """The API's body reader (django-ninja's ``Parser``): at most MAX_BODY bytes, JSON as
+    ``parse_json`` reads it, and an object. Whatever the Content-Type says, the body is
+    JSON: the API never reads a form."""
+
+    def parse_body(self, request) -> dict:
+        try:
+            raw = request.body
+        except RequestDataTooBig:
+            raise TooLarge(MAX_BODY) from None
+        if len(raw) > MAX_BODY:
+            raise TooLarge(MAX_BODY)
+        data = parse_json(raw)
+        if not isinstance(data, dict):
+            raise BadRequest("bad_request", _("The body is a JSON object."))
+        return data
 
 
 def _refused_character(char: str, multiline: bool) -> bool:

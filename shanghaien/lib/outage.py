@@ -8,7 +8,7 @@ How long a request may wait is bounded in settings: a new connection gives up af
 database hung (docs/operations.md). Then Django raises ``OperationalError`` (psycopg_pool's
 ``PoolTimeout`` is one too) or ``InterfaceError`` (a connection the server dropped),
 which these answers turn into a 503: from a view (``DatabaseOutageMiddleware``), from the
-API's own error handling (``accounts.api.json_api``), and from a middleware that needed the
+API's own error handling (``shanghaien.api_site``), and from a middleware that needed the
 database before the view (the 500 handler, ``server_error``).
 """
 

@@ -230,3 +230,39 @@ def test_no_response_during_a_game_holds_the_deck_order(game, clients):
         assert '"deck"' not in text
         assert json.dumps(deck[:8])[1:-1] not in text
     assert Game.objects.get(pk=game.pk).state["deck"] == deck
+
+
+@pytest.mark.parametrize(
+    ("extra", "code", "named"),
+    [
+        ({"extra": 1}, "bad_request", "extra"),
+        ({"Command": ROLL}, "bad_request", "Command"),
+        ({"command": {**ROLL, "die": 0}}, "bad_command", "'die'"),  # the engine's words
+    ],
+)
+def test_the_move_refuses_unknown_fields_as_the_socket_does(game, clients, extra, code, named):
+    _, client, _ = on_turn(game, clients)
+    before = snapshot(game)
+    response = post(client, url(game), {**command_body(ROLL, game.version), **extra})
+    assert_error(response, 400, code)
+    assert named in response.json()["error"]["message"]
+    assert snapshot(game) == before
+
+
+def test_chat_refuses_unknown_fields_and_keeps_nothing(game, clients):
+    chat_url = f"/api/games/{game.pk}/chat/"
+    response = post(clients["anna"], chat_url, {"text": "Ahoy", "to": "bernd"})
+    assert_error(response, 400, "bad_request")
+    assert "to" in response.json()["error"]["message"]
+    response = post(clients["anna"], chat_url, {})
+    assert_error(response, 400, "bad_message")
+    assert clients["anna"].get(chat_url).json()["chat"] == []
+    assert post(clients["anna"], chat_url, {"text": "Ahoy"}).status_code == 201
+
+
+def test_a_refused_field_is_named_in_the_players_language(game, clients):
+    _, client, _ = on_turn(game, clients)
+    body = {"command": ROLL, "expected_version": "1", "client_id": "x"}
+    response = post(client, url(game), body, HTTP_ACCEPT_LANGUAGE="de")
+    assert_error(response, 400, "bad_request")
+    assert "expected_version" in response.json()["error"]["message"]
