@@ -10,13 +10,13 @@ protocol_schemas --write``; a test fails when they differ). The command inside a
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
 from shanghaien.lib.input import CLIENT_ID_PATTERN
 
-from .messages import Command, Message
+from .messages import ChatLine, Command, GameView, Invitation, Message
 
 # --- what a client sends ------------------------------------------------------------------
 
@@ -61,7 +61,7 @@ class StateFrame(Message):
 
     type: Literal["state"]
     version: Annotated[int, Field(ge=1)]
-    game: dict[str, Any]
+    game: GameView  # exactly the JSON of GET /api/games/<id>/ for this socket's user
 
 
 class AckFrame(Message):
@@ -81,15 +81,6 @@ class ErrorFrame(Message):
     # absent rather than null when there is none
     client_id: str = Field(default=None, json_schema_extra=_absent_when_none)
     retry_after: float = Field(default=None, gt=0, json_schema_extra=_absent_when_none)
-
-
-class ChatLine(Message):
-    """A chat message as a player sees it: ``by`` is ``me`` or ``opponent``."""
-
-    id: int
-    by: Literal["me", "opponent"]
-    text: str
-    at: str
 
 
 class ChatShownFrame(Message):
@@ -134,7 +125,7 @@ class InvitationFrame(Message):
 
     type: Literal["invitation"]
     event: Literal["received", "accepted", "declined", "cancelled"]
-    invitation: dict[str, Any]
+    invitation: Invitation  # as GET /api/invitations/ lists it
 
 
 class PongFrame(Message):
