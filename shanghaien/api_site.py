@@ -65,17 +65,6 @@ class Api(NinjaAPI):
         _openapi_mappings(schema)
         return schema
 
-    def validation_error_from_error_contexts(self, error_contexts):
-        """A body left out entirely is read as ``{}``, so that its model says what is
-        missing (with the field's own code); any other refusal of a parameter is
-        ``bad_request`` naming it."""
-        for context in error_contexts:
-            for error in context.pydantic_validation_error.errors(include_url=False):
-                if context.model.__ninja_param_source__ == "body" and error["type"] == "missing":
-                    declared = context.model.model_fields[error["loc"][0]].annotation
-                    declared.model_validate({})  # raises the body's own refusal
-        return super().validation_error_from_error_contexts(error_contexts)
-
 
 api = Api(
     title="Shanghaien",
