@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.errors import Forbidden, NotFound
 from shanghaien.lib.input import parse_id
-from shanghaien.lib.prepared import JoinedQuery
+from shanghaien.lib.statements import JoinedQuery
 
 from .models import Game, Seat
 
@@ -84,7 +84,7 @@ def access_game(user, game_id, *, lock: bool = False, must_play: bool = False) -
     return found
 
 
-# Every move and every read runs one of these: written once (shanghaien.lib.prepared).
+# Every move and every read runs one of these: written once (shanghaien.lib.statements).
 # Seat.objects.select_related("game", "user").filter(game_id=pk).order_by("seat"), the
 # second with select_for_update(of=("game",)).
 _SEATS = JoinedQuery(Seat, where="game", related=("game", "user"), order_by="seat")

@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from shanghaien.lib.prepared import insert_rows, update_row
+from shanghaien.lib.statements import insert_rows, update_row
 
 from .. import clock, rules
 from ..models import Command, Event, Game

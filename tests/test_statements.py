@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Command, Game, Seat
-from shanghaien.lib.prepared import JoinedQuery, insert_rows, update_row
+from shanghaien.lib.statements import JoinedQuery, insert_rows, update_row
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +130,7 @@ def test_any_json_payload_is_stored_as_the_orm_stores_it(game, payload):
     """Whatever the ORM accepts, insert_rows stores the same; whatever it refuses, too."""
     client_id = f"j-{len(str(payload))}"
     outcomes = []
-    for write in ("orm", "prepared"):
+    for write in ("orm", "written once"):
         try:
             with transaction.atomic():
                 if write == "orm":
