@@ -17,6 +17,7 @@ from games.models import Game, GameAnalysis
 from games.services import analysis, commands, endings
 
 from ..helpers.games import abort_as_before, play_on
+from ..helpers.i18n import unlocalised_svg
 
 pytestmark = pytest.mark.django_db
 
@@ -277,3 +278,16 @@ def test_the_admin_lists_analyses_read_only(finished, admin_client, quick_playou
     page = admin_client.get(f"/admin/games/gameanalysis/{finished.pk}/change/")
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     assert admin_client.post(f"/admin/games/gameanalysis/{finished.pk}/delete/").status_code == 403
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "it"])
+def test_the_chart_draws_the_same_in_every_language(
+    finished, clients, players, quick_playouts, language
+):
+    """Coordinates are never written with a decimal comma (German, French, Italian)."""
+    analyse_all()
+    players["carl"].language = language
+    players["carl"].save(update_fields=["language"])
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    assert '<svg class="analysis-chart"' in page
+    assert unlocalised_svg(page) == []

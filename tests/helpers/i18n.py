@@ -33,3 +33,24 @@ def english_fragments(language: str) -> frozenset[str]:
 def english_in(text: str, language: str) -> list[str]:
     """The English fragments found in ``text`` (a page's visible text)."""
     return sorted(f for f in english_fragments(language) if f in text)
+
+
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_GEOMETRY = ("x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "dy", "width", "height")
+
+
+def unlocalised_svg(html: str) -> list[str]:
+    """What in the page's SVG drawings is not a plain number where one is drawn (a
+    coordinate written with a decimal comma, "150,5", draws somewhere else): [] if all are."""
+    wrong = []
+    for svg in re.findall(r"<svg\b.*?</svg>", html, re.S):
+        for name, value in re.findall(r'\s([a-z0-9]+)="([^"]*)"', svg):
+            if name in _GEOMETRY and not re.fullmatch(_NUMBER + "%?", value):
+                wrong.append(f'{name}="{value}"')
+            elif name == "points" and not all(
+                re.fullmatch(f"{_NUMBER},{_NUMBER}", pair) for pair in value.split()
+            ):
+                wrong.append(f'points="{value[:40]}…"')
+            elif name == "viewBox" and not all(re.fullmatch(_NUMBER, n) for n in value.split()):
+                wrong.append(f'viewBox="{value}"')
+    return wrong

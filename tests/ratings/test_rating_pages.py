@@ -10,6 +10,7 @@ from games.services import commands
 from ratings.models import PlayerRating, RatingChange
 from ratings.queries import ranking
 
+from ..helpers.i18n import unlocalised_svg
 from ..helpers.ratings import start_game
 
 pytestmark = pytest.mark.django_db
@@ -105,6 +106,20 @@ def test_the_profile_shows_the_rating_and_its_history(players, clients):
     for change in history:
         assert f'href="/games/{change.game_id}/"' in last_games
     assert "against anna: won, " in last_games and "against anna: lost, " in last_games
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "it"])
+def test_the_rating_chart_draws_the_same_in_every_language(players, clients, language):
+    """Coordinates are never written with a decimal comma: "150,5" draws elsewhere."""
+    for loser in ("anna", "bernd", "anna"):
+        game = start_game(players)
+        commands.do_command(
+            game.pk, players[loser], {"type": "resign"}, game.version, str(uuid.uuid4())
+        )
+    players["carl"].language = language
+    players["carl"].save(update_fields=["language"])
+    html = clients["carl"].get("/users/bernd/").content.decode()
+    assert "<svg" in html and unlocalised_svg(html) == []
 
 
 def test_a_player_without_rated_games_is_unrated(players, clients):
