@@ -12,7 +12,7 @@ active when it is called.
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 
 from .rules import CARDS, NATIONS
 
@@ -235,15 +235,13 @@ def round_start_line(event: dict, side: int, names: dict) -> str:
 def shared_out(report: dict, opponent: str) -> str:
     """A round end (the view's ``last_round``) in one sentence, told to "me"."""
     to = [card["to"] for card in report["cards"]]
-    return _(
-        "Round %(round)s is shared out: %(mine)s cards to you, %(theirs)s to %(name)s, "
-        "%(removed)s removed."
-    ) % {
+    mine, theirs, removed = to.count("me"), to.count("opponent"), to.count(None)
+    return _("Round %(round)s is shared out: %(mine)s, %(theirs)s, %(removed)s.") % {
         "round": report["round"],
-        "mine": to.count("me"),
-        "theirs": to.count("opponent"),
-        "name": opponent,
-        "removed": to.count(None),
+        "mine": ngettext("%(n)s card to you", "%(n)s cards to you", mine) % {"n": mine},
+        "theirs": ngettext("%(n)s to %(name)s", "%(n)s to %(name)s", theirs)
+        % {"n": theirs, "name": opponent},
+        "removed": ngettext("%(n)s removed", "%(n)s removed", removed) % {"n": removed},
     }
 
 

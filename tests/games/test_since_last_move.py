@@ -91,8 +91,10 @@ def test_an_opponent_s_shanghai_is_told_with_the_share_out_and_the_new_round(gam
     since, report = data["since"], data["view"]["last_round"]
     texts = [line["text"] for line in since["lines"]]
     to = [card["to"] for card in report["cards"]]
+    mine = to.count("me")
+    cards = "card" if mine == 1 else "cards"
     assert texts[-2:] == [
-        f"Round {report['round']} is shared out: {to.count('me')} cards to you, "
+        f"Round {report['round']} is shared out: {mine} {cards} to you, "
         f"{to.count('opponent')} to {names[seat]}, {to.count(None)} removed.",
         f"Round {report['round'] + 1} starts; you begin",
     ]
