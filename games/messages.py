@@ -17,9 +17,7 @@ from typing import Annotated, Any, Literal, Union
 
 from django.utils.translation import gettext
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     ValidationError,
     WrapValidator,
@@ -28,18 +26,12 @@ from pydantic import (
 
 from shanghaien.lib.errors import BadRequest, Illegal
 from shanghaien.lib.input import CLIENT_ID_PATTERN
-from shanghaien.lib.schemas import Body
+from shanghaien.lib.schemas import Body, Message
 
 from .rules.cards import NATIONS
 from .rules.fairness import CLIENT_SEED_MAX
 from .rules.illegal import IllegalCommand
 from .rules.shapes import SIMPLE_KEYS, TRICK_HALF_KEYS, VALUES, parse_command
-
-
-class Message(BaseModel):
-    """A message in or out: no field beyond those declared, no coercion of types."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def _same_type(allowed: tuple):
