@@ -8,6 +8,7 @@ import pytest
 
 from moderation.models import Report
 
+from .conftest import SCREENSHOTS
 from .helpers import api_command, in_thread, log_in_by_cookie, wait_until_live
 from .test_board import game_between  # noqa: F401 (a fixture)
 
@@ -79,6 +80,7 @@ def test_a_chat_message_is_reported_through_the_dialog_and_thanked_beside_it(
     page.check(".report-dialog input[value=abuse]")
     page.fill("#report-details", "the third insult today")
     screenshot(page, f"report-dialog-{device}")
+    page.screenshot(path=str(SCREENSHOTS / f"report-dialog-{device}-viewport.png"))
     page.click(".report-dialog button[type=submit]")
     thanks = line.locator(".reported")
     thanks.wait_for()
