@@ -350,10 +350,10 @@ reportDialog.addEventListener("submit", async (event) => {
   const details = form.elements.details.value.trim();
   const words = reportReasons()[chosen];
   const about = ui.report;
-  const send = form.querySelector("button[type=submit]");
-  send.disabled = true;
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
   const { ok, body } = await request("/api/reports/", { ...about, reason: details ? `${words}: ${details}` : words });
-  send.disabled = false;
+  button.disabled = false;
   if (!ok) {
     reportError(body.error?.message ?? t("alerts.failed"));
     return;
