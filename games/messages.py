@@ -271,6 +271,9 @@ class Sailor(Message):
 class HeldTrick(Message):
     id: str
     action: Literal["adjust", "both", "reroll"]
+    extra: bool  # the variant's extra card, held from the start
+    usable: bool  # this round (on the owner's turn, with a roll to place)
+    block: Literal["won_in_last_round", "game_over", "won_this_round", "trick_used"] | None
 
 
 class PlayerSide(Message):
@@ -337,9 +340,16 @@ class Projected(Message):
     opponent: Score
 
 
+class CrewOutcome(Message):
+    outcome: Literal["nobody", "uncontested", "tie", "contested"]
+    winner: Side | None  # the side that scores the nation
+
+
 class ViewResult(Message):
     winner: Side | None
     reason: str
+    played: bool  # a card won and a point counted: else the sentence alone tells the end
+    nations: dict[Nation, CrewOutcome]
     me: Score
     opponent: Score
 
@@ -360,7 +370,9 @@ class PlayerView(Message):
     me: PlayerSide
     opponent: PlayerSide
     legal: list[Command]
+    must_shanghai: Literal["no_dice", "one_die"] | None  # fewer than 2 dice: no roll
     last_round: LastRound | None
+    round_end: bool  # the last round's sharing out is still the news (until a roll)
     score_table: ScoreTable
     projected: Projected
     result: ViewResult | None

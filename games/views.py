@@ -196,14 +196,9 @@ def game(request, pk):
 
 def ended_without_play(view: dict) -> bool:
     """A game over with no card won on either side, or nothing counted: only its
-    sentence is shown, no table of zeros (as the board's ``endedWithoutPlay``)."""
+    sentence is shown, no table of zeros (the view's ``result.played``)."""
     result = view["result"]
-    if not result:
-        return False
-    won = any(
-        view[side]["tricks"] or any(view[side]["sailors"].values()) for side in ("me", "opponent")
-    )
-    return not won or result["me"]["total"] == result["opponent"]["total"] == 0
+    return bool(result) and not result["played"]
 
 
 @login_required

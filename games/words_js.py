@@ -214,6 +214,7 @@ def words_json() -> dict:
             "steps_so_far": _("Step through the moves so far"),
             "replay": _("Replay the game"),
             "report": _("Report this game"),
+            "analysis": _("The captain’s analysis"),
             "offer_rematch": _("Offer a rematch"),
             "go_to_rematch": _("Go to the rematch"),
             "rematch_offered": _js(_("Rematch offered: waiting for %(name)s.")),
@@ -247,10 +248,24 @@ def words_json() -> dict:
                 "Not connected: reconnecting; your message is kept: send it again in a moment."
             ),
             "failed": _("That did not work."),
-            "reported": _("Thank you: the moderators will look at it."),
+        },
+        "report": {
+            "title_message": _("Report this message"),
+            "title_game": _("Report this game"),
+            "question": _("What should the moderators look at?"),
+            "reasons": {
+                "abuse": _("Abuse or insults"),
+                "spam": pgettext("a report's reason", "Spam"),
+                "cheating": _("Cheating or stalling"),
+                "other": pgettext("a report's reason", "Something else"),
+            },
+            "details": _("More details (optional)"),
+            "choose": _("Choose what the moderators should look at."),
+            "cancel": _("Cancel"),
+            "send": _("Send the report"),
+            "thanks": _("Thank you: the moderators will look at it."),
         },
         "prompts": {
-            "report": _("What should the moderators look at?"),
             "resign": _("Resign this game? Your opponent wins."),
         },
         "replay": {

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .cards import CARDS, NATIONS, WILD_VALUE
+from .cards import CARDS, EXTRA_WILD_IDS, NATIONS, WILD_VALUE
 from .engine import legal_commands
 from .scoring import score
-from .state import ROUNDS, TAVERN_SIZE, CardOutcome, GameState, Player, Score
+from .state import ROUNDS, TAVERN_SIZE, TURN, CardOutcome, GameState, Score
 
 
 def player_view(state: GameState, seat: int) -> dict:
@@ -27,10 +27,12 @@ def player_view(state: GameState, seat: int) -> dict:
         "direction": state.direction,
         "roll": None if state.roll is None else {"dice": list(state.roll), "by": rel(state.turn)},
         "tavern": [_slot(state, seat, i) for i in range(TAVERN_SIZE)],
-        "me": _player(state.players[seat]),
-        "opponent": _player(state.players[1 - seat]),
+        "me": _player(state, seat),
+        "opponent": _player(state, 1 - seat),
         "legal": legal_commands(state, seat),
+        "must_shanghai": must_shanghai(state, seat),
         "last_round": _last_round(state, seat),
+        "round_end": round_end_shown(state),
         "score_table": _score_table(state, seat),
         "projected": _sides(score(state.players), seat),
         "result": None
@@ -38,6 +40,8 @@ def player_view(state: GameState, seat: int) -> dict:
         else {
             "winner": rel(result.winner),
             "reason": result.reason,
+            "played": played(state),
+            "nations": _crews(state, seat),
             **_sides(result.scores, seat),
         },
         "extra_wild": state.extra_wild,
@@ -70,7 +74,76 @@ def _slot(state: GameState, seat: int, index: int) -> dict:
     }
 
 
-def _player(player: Player) -> dict:
+def trick_block(state: GameState, seat: int, card_id: str) -> str | None:
+    """Why the trick card ``card_id`` in ``seat``'s hand cannot be used this round, or
+    None if it can (on the owner's turn, with a roll to place, the engine then offers it).
+
+    Trick cards join a hand only at a Shanghai, so a card in hand was won at the last one
+    or before; the variant's extra card was there from the start. Between a Shanghai and
+    the next deal (a step of the replay) the cards just won belong to the round ending.
+    """
+    report = state.last_round
+    just_won = report is not None and any(o.card == card_id and o.to == seat for o in report.cards)
+    if just_won and report.round == ROUNDS:
+        return "won_in_last_round"
+    if state.finished:
+        return "game_over"
+    if just_won and report.round == state.round:
+        return "won_this_round"
+    if state.players[seat].trick_used:
+        return "trick_used"
+    return None
+
+
+def must_shanghai(state: GameState, seat: int) -> str | None:
+    """On ``seat``'s turn with fewer than two dice left a roll is not allowed and the
+    player must call Shanghai: "no_dice" or "one_die"; else None."""
+    if state.finished or state.turn != seat or state.phase != TURN:
+        return None
+    supply = state.players[seat].supply
+    if supply >= 2:
+        return None
+    return "no_dice" if supply == 0 else "one_die"
+
+
+def round_end_shown(state: GameState) -> bool:
+    """Whether the last Shanghai's sharing out is still the news: from the Shanghai until
+    the next round's first roll, and at the game's end."""
+    if state.last_round is None:
+        return False
+    if state.finished:
+        return True
+    return state.roll is None and all(p.placed == 0 for p in state.players)
+
+
+def played(state: GameState) -> bool:
+    """Whether anything was played: a card won on either side and a point counted. A game
+    over without (an abort, an annulment, a timeout before play) is told by its sentence."""
+    won = any(p.sailors or p.wilds or p.tricks for p in state.players)
+    return won and any(s.total for s in score(state.players))
+
+
+def _crews(state: GameState, seat: int) -> dict:
+    """Each nation's outcome at the end: "nobody" (no crew), "uncontested" (the only crew
+    keeps its strength), "tie" (both discarded) or "contested" (the stronger crew takes
+    the weaker's strength), with the side that scores."""
+    mine, theirs = state.players[seat].strengths(), state.players[1 - seat].strengths()
+    crews = {}
+    for nation in NATIONS:
+        a, b = mine[nation], theirs[nation]
+        if not a and not b:
+            outcome, winner = "nobody", None
+        elif a == b:
+            outcome, winner = "tie", None
+        else:
+            outcome = "contested" if a and b else "uncontested"
+            winner = "me" if a > b else "opponent"
+        crews[nation] = {"outcome": outcome, "winner": winner}
+    return crews
+
+
+def _player(state: GameState, seat: int) -> dict:
+    player = state.players[seat]
     sailors: dict[str, list[dict]] = {nation: [] for nation in NATIONS}
     for card_id in player.sailors:
         card = CARDS[card_id]
@@ -82,8 +155,19 @@ def _player(player: Player) -> dict:
         "placed_this_round": player.placed,
         "sailors": sailors,
         "strength": player.strengths(),
-        "tricks": [{"id": c, "action": CARDS[c].action} for c in player.tricks],
+        "tricks": [_trick(state, seat, c) for c in player.tricks],
         "trick_used_this_round": player.trick_used,
+    }
+
+
+def _trick(state: GameState, seat: int, card_id: str) -> dict:
+    block = trick_block(state, seat, card_id)
+    return {
+        "id": card_id,
+        "action": CARDS[card_id].action,
+        "extra": card_id in EXTRA_WILD_IDS,  # the variant's card, held from the start
+        "usable": block is None,
+        "block": block,
     }
 
 

@@ -61,13 +61,9 @@ function turnHtml(game) {
     direction: t("status.phases.direction"),
     placement: t("status.phases.placement"),
   }[view.phase];
-  return `<strong>${esc(t("status.your_turn"))}</strong> ${esc(mustShanghai(view) ?? what)}`;
-}
-
-// With 0 or 1 dice in the supply a roll is not allowed: the player must call Shanghai.
-function mustShanghai(view) {
-  if (view.phase !== "turn" || view.me.supply >= 2) return null;
-  return view.me.supply === 0 ? t("status.phases.no_dice") : t("status.phases.one_die");
+  // with 0 or 1 dice in the supply a roll is not allowed: the view says so
+  const must = { no_dice: t("status.phases.no_dice"), one_die: t("status.phases.one_die") }[view.must_shanghai];
+  return `<strong>${esc(t("status.your_turn"))}</strong> ${esc(must ?? what)}`;
 }
 
 // The tag that names the extra-wild-card variant, with what it means as its title.
@@ -138,10 +134,9 @@ export function timeLeft(iso) {
 
 // -- the round-end overview --------------------------------------------------------------
 
+// Whether the last round's sharing out is still shown: the view says (until a roll).
 export function showsRoundEnd(view) {
-  if (!view.last_round) return false;
-  if (view.status === "finished") return true;
-  return !view.roll && view.me.placed_this_round === 0 && view.opponent.placed_this_round === 0;
+  return Boolean(view.last_round && view.round_end);
 }
 
 function arrowHtml(outcome, names) {
@@ -190,32 +185,16 @@ function captainHtml(end, canChoose, number) {
 
 // -- a player's dirty tricks and captain, on their side of the tavern -------------------
 
-// Why a trick card in `side`'s hand cannot be used this round (RULES.md, "Dirty Tricks"),
-// or null if it can. Trick cards join a hand only at a Shanghai, so a card in hand was
-// won at the last one (view.last_round) or before; the variant's extra card was there
-// from the start. Between a Shanghai and the next deal (a step of the replay) the cards
-// just won belong to the round that is ending.
-export function trickBlock(view, side, trick) {
-  const report = view.last_round;
-  const justWon = Boolean(report?.cards.some((c) => c.card.id === trick.id && c.to === side));
-  if (justWon && report.round === view.rounds) return "won_in_last_round";
-  if (view.status === "finished") return "game_over";
-  if (justWon && report.round === view.round) return "won_this_round";
-  if (view[side].trick_used_this_round) return "trick_used";
-  return null;
-}
-
-function trickStateText(game, side, block) {
-  if (block === "won_in_last_round") return t("tricks.won_in_last_round");
-  if (block === "game_over") return t("tricks.game_over");
-  if (block === "won_this_round") return t("tricks.won_this_round");
-  if (block !== "trick_used") return t("tricks.usable");
+// Why a trick card cannot be used this round, in words; the view decides (its `usable`
+// and `block`, games/rules/view.py).
+function trickStateText(game, side, trick) {
+  if (trick.usable) return t("tricks.usable");
+  if (trick.block === "won_in_last_round") return t("tricks.won_in_last_round");
+  if (trick.block === "game_over") return t("tricks.game_over");
+  if (trick.block === "won_this_round") return t("tricks.won_this_round");
   if (side === "me" && !game.watching) return t("tricks.trick_used_me");
   return t("tricks.trick_used", { name: game.players[side] });
 }
-
-// The variant's extra cards are X1 and X2 (games/rules/cards.py); the others are won.
-const isExtraCard = (trick) => trick.id.startsWith("X");
 
 function trickChipHtml(trick, label, mini = false) {
   const action = esc(ACTIONS[trick.action]);
@@ -233,8 +212,8 @@ export function trickPanelHtml(game, side) {
   const tricks = view[side].tricks;
   const name = game.players[side];
   const states = tricks.map((trick) => {
-    const block = trickBlock(view, side, trick);
-    const text = trickStateText(game, side, block);
+    const block = trick.usable ? null : trick.block;
+    const text = trickStateText(game, side, trick);
     const label = t("tricks.card_state", { card: cardLabel({ ...trick, kind: "trick" }), state: text });
     return { trick, block, text, label };
   });
@@ -254,7 +233,7 @@ export function trickPanelHtml(game, side) {
   const items = states.map((s) => `<li class="trick-item ${s.block ? "blocked" : "usable"}" data-card="${esc(s.trick.id)}"
       data-block="${s.block ?? ""}">${trickChipHtml(s.trick, cardLabel({ ...s.trick, kind: "trick" }))}
       <span class="trick-state"><span class="mark" aria-hidden="true">${s.block ? "✗" : "✓"}</span> ${esc(s.text)}</span>
-      ${isExtraCard(s.trick) ? `<span class="extra-tag">${esc(t("tricks.extra"))}</span>` : ""}</li>`);
+      ${s.trick.extra ? `<span class="extra-tag">${esc(t("tricks.extra"))}</span>` : ""}</li>`);
   const body = items.length ? `<ul class="trick-list">${items.join("")}</ul>`
     : `<p class="trick-none">${esc(t("tricks.none"))}</p>`;
   // the variant said in words where the cards are, not only in the tag's title
@@ -279,7 +258,7 @@ function captainOutHtml(game, side) {
 export function tavernHtml(game, { tricks = false } = {}) {
   const view = game.view;
   const names = game.players;
-  const choosing = !game.watching && view.turn === "me" && view.phase === "direction";
+  const choosing = !game.watching && has(view.legal, (c) => c.type === "direction");
   const slots = view.tavern.map((slot) => {
     const where = slot.number ? html("tavern.position", { number: slot.number }) : esc(t("tavern.no_number"));
     return `<li class="slot">
@@ -288,8 +267,8 @@ export function tavernHtml(game, { tricks = false } = {}) {
       ${cardHtml(slot.card)}
       <div class="dice-row me">${diceHtml(slot.my_dice, "me", names)}</div></li>`;
   });
-  const leftNumber = view.direction ? (view.direction === "left" ? 1 : 6) : "";
-  const rightNumber = view.direction ? (view.direction === "left" ? 6 : 1) : "";
+  const leftNumber = view.tavern[0].number ?? "";
+  const rightNumber = view.tavern[view.tavern.length - 1].number ?? "";
   const supply = (side) => `${html("tavern.supply", { name: raw(nameHtml(names[side])), n: view[side].supply })} ${pips(view[side].supply, side)}`;
   // Each side: the captain (once out) by the tavern, the dice supply, the trick cards.
   const sideHtml = (side) => `<div class="side ${side}">${captainOutHtml(game, side)}
@@ -339,7 +318,6 @@ export function controlsHtml(game, ui) {
   const view = game.view;
   if (game.watching || view.status === "finished") return "";
   const legal = view.legal;
-  const mine = view.turn === "me";
   const busy = Boolean(ui.pending);
   const parts = [];
   const canRoll = has(legal, (c) => c.type === "roll");
@@ -349,11 +327,12 @@ export function controlsHtml(game, ui) {
     <button type="button" data-action="shanghai" ${canShanghai && !busy ? "" : "disabled"}>${esc(t("controls.shanghai"))}</button>
     </div>`);
   if (view.roll) {
-    const placing = mine && view.phase === "placement";
+    const placing = has(legal, (c) => c.type === "place");
     const dice = view.roll.dice.map((v, i) => `<button type="button" class="die big ${view.roll.by}" data-die="${i}"
-        ${placing && !busy && !ui.chooser ? "" : "disabled"} aria-label="${html("controls.place", { value: v })}">${v}</button>`);
-    const tricks = placing && !view.me.trick_used_this_round
-      ? view.me.tricks.map((trick) => trickCardHtml(trick, legal, busy || Boolean(ui.chooser))) : [];
+        ${has(legal, (c) => c.type === "place" && c.die === i) && !busy && !ui.chooser ? "" : "disabled"} aria-label="${html("controls.place", { value: v })}">${v}</button>`);
+    // the trick cards the rules let the player use now (the view's legal commands)
+    const tricks = view.me.tricks.filter((trick) => has(legal, (c) => c.type === "trick" && c.card === trick.id))
+      .map((trick) => trickCardHtml(trick, legal, busy || Boolean(ui.chooser)));
     const who = view.roll.by === "me" ? t("controls.your_roll") : t("controls.their_roll", { name: game.players.opponent });
     const trickRow = tricks.length
       ? `<div class="tricks" aria-label="${esc(t("controls.your_tricks"))}">${tricks.join("")}</div>` : "";
@@ -362,7 +341,7 @@ export function controlsHtml(game, ui) {
       ${dice.join("")}${trickRow}</div>`);
     if (placing && ui.chooser) parts.push(chooserHtml(game, ui));
   }
-  return `<section class="controls" aria-label="${esc(t("controls.label"))}">${parts.join("")}</section>`;
+  return `<section class="controls" tabindex="-1" aria-label="${esc(t("controls.label"))}">${parts.join("")}</section>`;
 }
 
 // -- score table and overviews -----------------------------------------------------------
@@ -419,13 +398,10 @@ function totalHtml(game, side, ui) {
   return trigger("points", String(total), ui, `${side} total-score`, { key: `points-${side}`, ariaLabel });
 }
 
-// A game over before anything was played: no card won on either side (an abort, an
-// annulment or a timeout before play), or nothing counted. Only its sentence is shown.
+// A game over before anything was played (the view's result.played is false: an abort,
+// an annulment or a timeout before play, or nothing counted). Only its sentence is shown.
 function endedWithoutPlay(view) {
-  const r = view.result;
-  if (!r) return false;
-  const won = (side) => side.tricks.length > 0 || Object.values(side.sailors).some((s) => s.length > 0);
-  return !(won(view.me) || won(view.opponent)) || (r.me.total === 0 && r.opponent.total === 0);
+  return Boolean(view.result && !view.result.played);
 }
 
 export function scoreTableHtml(game, ui) {
@@ -461,15 +437,15 @@ export function scoreTableHtml(game, ui) {
 
 // -- the final result --------------------------------------------------------------------
 
-function outcomeHtml(mine, theirs, names) {
-  const me = raw(nameHtml(names.me));
-  const opponent = raw(nameHtml(names.opponent));
-  if (!mine && !theirs) return esc(t("result.nothing"));
-  if (!theirs) return html("result.keeps", { name: me, strength: mine });
-  if (!mine) return html("result.keeps", { name: opponent, strength: theirs });
-  if (mine === theirs) return esc(t("result.equal"));
-  return mine > theirs ? html("result.weaker", { name: me, strength: theirs })
-    : html("result.weaker", { name: opponent, strength: mine });
+// A nation's outcome at the end, as the view's result tells it (games/rules/view.py).
+function outcomeHtml(crew, view, names) {
+  const winner = crew.winner;
+  const loser = winner === "me" ? "opponent" : "me";
+  if (crew.outcome === "nobody") return esc(t("result.nothing"));
+  if (crew.outcome === "tie") return esc(t("result.equal"));
+  const name = raw(nameHtml(names[winner]));
+  if (crew.outcome === "uncontested") return html("result.keeps", { name, strength: view[winner].strength[crew.nation] });
+  return html("result.weaker", { name, strength: view[loser].strength[crew.nation] });
 }
 
 export function resultHtml(game) {
@@ -480,7 +456,7 @@ export function resultHtml(game) {
   const names = game.players;
   const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${esc(NATIONS[n].name)}</th>
     <td class="me">${view.me.strength[n]}</td><td class="opponent">${view.opponent.strength[n]}</td>
-    <td class="outcome">${outcomeHtml(view.me.strength[n], view.opponent.strength[n], names)}</td>
+    <td class="outcome">${outcomeHtml({ ...r.nations[n], nation: n }, view, names)}</td>
     <td class="me">${r.me.by_nation[n]}</td><td class="opponent">${r.opponent.by_nation[n]}</td></tr>`);
   const title = esc(t("result.title"));
   const points = esc(t("result.points"));
@@ -514,7 +490,12 @@ export function extrasHtml(game, ui = {}) {
   }
   const replayLabel = view.status === "active" ? t("extras.steps_so_far") : t("extras.replay");
   parts.push(`<a class="button secondary" href="/games/${game.id}/replay/">${esc(replayLabel)}</a>`);
-  parts.push(`<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
+  // a finished game is analysed (aborted and annulled ones are not): the replay shows it
+  if (game.status === "finished") {
+    parts.push(`<a class="button secondary" href="/games/${game.id}/replay/#analysis" data-analysis>${esc(t("extras.analysis"))}</a>`);
+  }
+  parts.push(ui.reported?.game ? reportedHtml("game")
+    : `<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
   if (!game.bots?.opponent || ui.blocked) {  // a computer opponent sends nothing to block
     parts.push(`<button type="button" class="secondary" data-block>${
       ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);
@@ -547,14 +528,51 @@ function commitmentHtml(commitment) {
     esc(t("extras.copy_commitment"))}">${esc(t("extras.copy"))}</button></span></span>`;
 }
 
+// -- reporting ---------------------------------------------------------------------------
+
+// The thanks for a report, where the report was made (beside the message or the game's
+// report button); the board moves the focus to it.
+function reportedHtml(key) {
+  return `<span class="reported" role="status" tabindex="-1" data-reported="${esc(key)}">${esc(t("report.thanks"))}</span>`;
+}
+
+// The reasons to choose from, each with its words (also what the report says).
+export function reportReasons() {
+  return {
+    abuse: t("report.reasons.abuse"),
+    spam: t("report.reasons.spam"),
+    cheating: t("report.reasons.cheating"),
+    other: t("report.reasons.other"),
+  };
+}
+
+// The dialog that asks why a chat message (`quote`: its text) or the game is reported.
+// The API takes one free text: the chosen reason's words and the details (board.js).
+export function reportDialogHtml(kind, quote = "") {
+  const title = esc(kind === "message" ? t("report.title_message") : t("report.title_game"));
+  const reasons = Object.entries(reportReasons()).map(([key, words]) => `<label class="reason"><input type="radio"
+    name="reason" value="${key}"> ${esc(words)}</label>`).join("");
+  const quoted = quote ? `<blockquote class="quoted">${esc(quote)}</blockquote>` : "";
+  return `<form method="dialog" class="report-form" novalidate>
+    <h2 id="report-title">${title}</h2>${quoted}
+    <fieldset><legend>${esc(t("report.question"))}</legend>${reasons}</fieldset>
+    <label for="report-details">${esc(t("report.details"))}</label>
+    <textarea id="report-details" name="details" rows="3" maxlength="900"></textarea>
+    <p class="report-error" role="alert" hidden></p>
+    <p class="report-buttons"><button type="button" class="secondary" data-report-cancel>${esc(t("report.cancel"))}</button>
+      <button type="submit">${esc(t("report.send"))}</button></p></form>`;
+}
+
 // -- chat --------------------------------------------------------------------------------
 
-export function chatHtml(game) {
+export function chatHtml(game, ui = {}) {
   const names = game.players;
+  const reported = ui.reported?.messages ?? [];
+  const report = (m) => (reported.includes(m.id) ? reportedHtml(`message-${m.id}`)
+    : `<button type="button" class="link-button report" data-report-message="${m.id}">${esc(t("chat.report"))}</button>`);
   const items = (game.chat || []).map((m) => `<li class="${m.by}" data-message="${m.id}">
     <strong>${html("label", { label: raw(nameHtml(m.by === "me" ? names.me : names.opponent)) })}</strong> <span class="text">${esc(m.text)}</span>
-    ${!game.watching && m.by === "opponent"
-      ? `<button type="button" class="link-button report" data-report-message="${m.id}">${esc(t("chat.report"))}</button>` : ""}</li>`);
+    ${!game.watching && m.by === "opponent" ? report(m) : ""}</li>`);
   const form = game.watching ? "" : `<form class="chat-form">
     <label for="chat-text" class="visually-hidden">${html("chat.to", { name: names.opponent })}</label>
     <input id="chat-text" name="text" maxlength="500" autocomplete="off" placeholder="${html("chat.placeholder", { name: names.opponent })}">

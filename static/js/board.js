@@ -1,11 +1,14 @@
 // The game board: renders the game JSON pushed over /ws/games/<id>/ and sends the
 // player's clicks as commands (docs/protocol.md). Rendering lives in board-render.js.
 import { keepOpen } from "./live.js";
+import { morph } from "./morph.js";
 import {
   chatHtml,
   controlsHtml,
   extrasHtml,
   recentHtml,
+  reportDialogHtml,
+  reportReasons,
   resultHtml,
   roundEndHtml,
   scoreTableHtml,
@@ -39,61 +42,31 @@ const ui = {
   blocked: root.dataset.blocked === "true", // the player blocks the opponent
   commitment: root.dataset.commitment, // the server's for the player's next game (a rematch)
   announced: { version: initial.version, turn: initial.view.turn },
+  reported: { game: false, messages: [] }, // the thanks shown where each report was made
+  report: null, // what the open report dialog is about: {game} or {message}
 };
 
+// The board is redrawn by morphing it into its new HTML (morph.js): what stays the same
+// stays in place, and with it the keyboard focus, the chat draft and the open details.
+// Only a focused control the new board no longer has, or can no longer use, needs a new
+// place for the focus.
 function render() {
-  // Keep what the player is typing across re-renders,
-  const typing = root.querySelector(".chat-form input");
-  const draft = typing ? typing.value : "";
-  // and the keyboard focus: on the same control, or where the next step is.
-  const focused = focusKey(document.activeElement);
+  const before = document.activeElement;
+  const inside = Boolean(before && before !== root && root.contains(before));
+  const inTurn = inside && Boolean(before.closest(".controls, .tavern-row"));
+  const onBox = inside && before.matches(".controls");
   paint();
-  const input = root.querySelector(".chat-form input");
-  if (input) input.value = draft;
-  if (focused) restoreFocus(focused);
+  const now = document.activeElement;
+  if (inside && (onBox || !root.contains(now) || now.disabled)) nextStep(inTurn);
   announce();
 }
 
-// The attributes that name a control across re-renders.
-const KEYS = ["data-trigger", "data-action", "data-die", "data-half", "data-one-at", "data-choice",
-  "data-cancel", "data-extend", "data-rematch", "data-accept-rematch", "data-report-game",
-  "data-report-message", "data-block", "data-close-overview", "id"];
-
-function focusKey(element) {
-  if (!element || element === root || !root.contains(element)) return null;
-  if (element.classList.contains("controls")) return { region: "controls" };
-  const name = KEYS.find((k) => element.hasAttribute(k));
-  if (!name) return null;
-  const key = { name, value: element.getAttribute(name) };
-  if (name === "data-half") key.card = element.dataset.card;
-  key.inControls = Boolean(element.closest(".controls"));
-  return key;
-}
-
-function findKey(key) {
-  const candidates = root.querySelectorAll(`[${key.name}]`);
-  return [...candidates].find((e) => e.getAttribute(key.name) === key.value
-    && (key.card === undefined || e.dataset.card === key.card));
-}
-
-// The same control if it is still there and usable; else, for the turn's controls, the
-// first one usable now (the captains or the dice after a roll) or the controls' box, which
-// keeps the place until the answer comes; else the board's heading.
-function restoreFocus(key) {
-  const same = key.region ? null : findKey(key);
-  if (same && !same.disabled) {
-    same.focus();
-    return;
-  }
-  if (key.region || key.inControls) {
-    const next = root.querySelector(".tavern-row button:not([disabled]), .controls button:not([disabled])");
-    const box = root.querySelector(".controls");
-    if (next || box) {
-      (next || box).focus();
-      return;
-    }
-  }
-  root.querySelector(".board-head h1")?.focus();
+// After a move the turn's controls lead on: the first usable one now (the captains or
+// the dice after a roll), else their box, which keeps the place until the answer comes;
+// elsewhere the board's heading.
+function nextStep(inTurn) {
+  const next = inTurn && root.querySelector(".tavern-row button:not([disabled]), .controls button:not([disabled])");
+  (next || (inTurn && root.querySelector(".controls")) || root.querySelector(".board-head h1"))?.focus();
 }
 
 function announce() {
@@ -127,9 +100,9 @@ function paint() {
   root.dataset.status = view.status;
   root.dataset.pending = ui.pending ? "true" : "false";
   root.dataset.connection = ui.connection; // connecting, open, closed or refused
-  root.innerHTML = `
+  morph(root, `
     <header class="board-head">
-      <h1>${html("status.heading", {
+      <h1 tabindex="-1">${html("status.heading", {
         me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
         opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
       })}</h1>
@@ -142,11 +115,9 @@ function paint() {
     ${controlsHtml(game, ui)}
     ${resultHtml(game)}
     ${scoreTableHtml(game, ui)}
-    ${game.bots.me || game.bots.opponent ? "" : chatHtml(game)}
+    ${game.bots.me || game.bots.opponent ? "" : chatHtml(game, ui)}
     ${extrasHtml(game, ui)}
-    ${recentHtml(game)}`;
-  root.querySelector(".board-head h1").tabIndex = -1;
-  root.querySelector(".controls")?.setAttribute("tabindex", "-1");
+    ${recentHtml(game)}`);
   markNew(root, game);
 }
 
@@ -211,16 +182,26 @@ function onStatus(status, socket) {
   render();
 }
 
-// Actions outside the rules (the clock, rematches) go through the JSON API.
-async function post(path, data = {}) {
+// Actions outside the rules (the clock, rematches, reports) go through the JSON API:
+// the answer's body, and whether it was a success.
+async function request(path, data = {}) {
   const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "X-CSRFToken": token ?? "", "Content-Type": "application/json" },
-    body: JSON.stringify(data),
-  });
-  const body = await response.json();
-  if (!response.ok) {
+  try {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "X-CSRFToken": token ?? "", "Content-Type": "application/json" },
+      body: JSON.stringify(data),
+    });
+    return { ok: response.ok, body: await response.json() };
+  } catch (error) {
+    return { ok: false, body: {} }; // offline, or an answer that is not JSON
+  }
+}
+
+// The same, telling a failure in the board's alert: the body, or null.
+async function post(path, data = {}) {
+  const { ok, body } = await request(path, data);
+  if (!ok) {
     // a commitment used meanwhile: the answer shows the new one, for the next try
     if (body.error?.commitment) ui.commitment = body.error.commitment;
     showAlert(body.error?.message ?? t("alerts.failed"));
@@ -269,51 +250,31 @@ function closeOverview({ refocus = true } = {}) {
   if (back) focusTrigger(ui.trigger);
 }
 
-root.addEventListener("click", (event) => {
-  if (event.target.closest(".overview")) {
-    closeOverview(); // a tap anywhere on an overview window closes it
-    return;
-  }
-  const target = event.target.closest("button");
-  if (!target || target.disabled) return;
-  const data = target.dataset;
-  if (data.overview) {
+// What a click on a button does, by the button's data attribute (the first of these it
+// has); each handler gets the button's dataset.
+const CLICKS = {
+  overview: (data) => {
     if (ui.overview === data.overview && ui.pinned) closeOverview();
     else openOverview(data.overview, true, data.trigger);
-    return;
-  }
-  if (data.reportGame !== undefined || data.reportMessage) {
-    const reason = window.prompt(t("prompts.report"));
-    if (!reason || !reason.trim()) return;
-    const target = data.reportMessage
-      ? { message: Number(data.reportMessage) } : { game: Number(root.dataset.gameId) };
-    post("/api/reports/", { ...target, reason }).then((body) => {
-      if (body) {
-        showAlert(t("alerts.reported"));
-        render();
-      }
-    });
-  } else if (data.block !== undefined) {
-    toggleBlock();
-  } else if (data.extend !== undefined) {
-    post(`/api/games/${root.dataset.gameId}/extend/`);
-  } else if (data.rematch !== undefined) {
-    const seeds = { client_seed: randomSeed(), commitment: ui.commitment };
-    post(`/api/games/${root.dataset.gameId}/rematch/`, seeds);
-  } else if (data.acceptRematch) {
+  },
+  reportGame: () => openReport({ game: Number(root.dataset.gameId) }),
+  reportMessage: (data) => openReport({ message: Number(data.reportMessage) }),
+  block: () => toggleBlock(),
+  extend: () => post(`/api/games/${root.dataset.gameId}/extend/`),
+  rematch: () => post(`/api/games/${root.dataset.gameId}/rematch/`, { client_seed: randomSeed(), commitment: ui.commitment }),
+  acceptRematch: (data) => {
     const seeds = { client_seed: randomSeed(), commitment: ui.game.rematch?.commitment ?? "" };
     post(`/api/invitations/${data.acceptRematch}/accept/`, seeds).then((body) => {
       if (body) window.location.assign(`/games/${body.game}/`);
     });
-  } else if (data.action === "resign") {
-    if (window.confirm(t("prompts.resign"))) send({ type: "resign" });
-  } else if (data.action) {
-    send({ type: data.action });
-  } else if (data.oneAt) {
-    send({ type: "direction", one_at: data.oneAt });
-  } else if (data.die !== undefined) {
-    send({ type: "place", die: Number(data.die) });
-  } else if (data.half) {
+  },
+  action: (data) => {
+    if (data.action !== "resign") send({ type: data.action });
+    else if (window.confirm(t("prompts.resign"))) send({ type: "resign" });
+  },
+  oneAt: (data) => send({ type: "direction", one_at: data.oneAt }),
+  die: (data) => send({ type: "place", die: Number(data.die) }),
+  half: (data) => {
     const options = legalFor({ type: "trick", card: data.card, half: data.half });
     if (options.length === 1 && (data.half === "both" || data.half === "reroll")) send(options[0]);
     else if (options.length) {
@@ -321,13 +282,86 @@ root.addEventListener("click", (event) => {
       render();
       root.querySelector(".chooser button")?.focus();
     }
-  } else if (data.choice !== undefined) {
-    const options = legalFor({ type: "trick", card: ui.chooser.card, half: ui.chooser.half });
-    send(options[Number(data.choice)]);
-  } else if (data.cancel !== undefined) {
+  },
+  choice: (data) => send(legalFor({ type: "trick", card: ui.chooser.card, half: ui.chooser.half })[Number(data.choice)]),
+  cancel: () => {
     ui.chooser = null;
     render();
+  },
+};
+
+root.addEventListener("click", (event) => {
+  if (event.target.closest(".overview")) {
+    closeOverview(); // a tap anywhere on an overview window closes it
+    return;
   }
+  const target = event.target.closest("button");
+  if (!target || target.disabled) return;
+  const name = Object.keys(CLICKS).find((key) => key in target.dataset);
+  if (name) CLICKS[name](target.dataset);
+});
+
+// -- reporting a chat message or the game ----------------------------------------------
+
+// The dialog lives beside the board, not in it: the board's redrawing leaves it alone.
+const reportDialog = document.createElement("dialog");
+reportDialog.className = "report-dialog";
+reportDialog.setAttribute("aria-labelledby", "report-title");
+root.after(reportDialog);
+
+function openReport(about) {
+  ui.report = about;
+  const message = about.message ? (ui.game.chat || []).find((m) => m.id === about.message) : null;
+  reportDialog.innerHTML = reportDialogHtml(about.message ? "message" : "game", message?.text ?? "");
+  reportDialog.showModal();
+  reportDialog.querySelector("input[name=reason]").focus();
+}
+
+function reportError(text) {
+  const error = reportDialog.querySelector(".report-error");
+  error.textContent = text;
+  error.hidden = !text;
+}
+
+// The opener of the dialog, or the thanks that took its place.
+function reportPlace(about) {
+  const key = about.message ? `message-${about.message}` : "game";
+  const opener = about.message ? `[data-report-message="${about.message}"]` : "[data-report-game]";
+  return root.querySelector(`[data-reported="${key}"]`) || root.querySelector(opener);
+}
+
+reportDialog.addEventListener("change", () => reportError("")); // a reason chosen
+reportDialog.addEventListener("click", (event) => {
+  if (event.target.closest("[data-report-cancel]")) reportDialog.close();
+});
+reportDialog.addEventListener("close", () => {
+  if (ui.report) reportPlace(ui.report)?.focus(); // cancelled, or Escape: back to the button
+  ui.report = null;
+});
+reportDialog.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const chosen = form.elements.reason.value;
+  if (!chosen) {
+    reportError(t("report.choose"));
+    form.querySelector("input[name=reason]").focus();
+    return;
+  }
+  const details = form.elements.details.value.trim();
+  const words = reportReasons()[chosen];
+  const about = ui.report;
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  const { ok, body } = await request("/api/reports/", { ...about, reason: details ? `${words}: ${details}` : words });
+  button.disabled = false;
+  if (!ok) {
+    reportError(body.error?.message ?? t("alerts.failed"));
+    return;
+  }
+  if (about.message) ui.reported.messages.push(about.message);
+  else ui.reported.game = true;
+  render();
+  reportDialog.close(); // the focus goes to the thanks, where the button was
 });
 
 root.addEventListener("submit", (event) => {

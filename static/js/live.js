@@ -1,6 +1,7 @@
 // Live updates for the server-rendered pages: the page title counts the games waiting
 // for you and the lobby refreshes itself. (The game board has its own socket: board.js.)
 import { Backoff, STABLE_MS } from "./backoff.js";
+import { morph } from "./morph.js";
 import { keepCurrent } from "./push.js";
 import { fillSeeds } from "./seeds.js";
 import { t } from "./words.js";
@@ -53,31 +54,8 @@ function showWaiting(count) {
   document.title = count > 0 ? t("title.waiting", { count }) + baseTitle : baseTitle;
 }
 
-// The fields of the lobby's forms, each known by its form's action and its name.
-function fields(root) {
-  const found = new Map();
-  for (const field of root.querySelectorAll("input, select, textarea")) {
-    if (field.name && field.type !== "hidden" && field.type !== "submit") {
-      found.set(`${field.form?.getAttribute("action") ?? ""} ${field.name}`, field);
-    }
-  }
-  return found;
-}
-
-// What the player has typed or ticked carries into the fresh lobby, and so does the focus.
-function carryOver(from, to) {
-  const fresh = fields(to);
-  let focused = null;
-  for (const [key, field] of fields(from)) {
-    const twin = fresh.get(key);
-    if (!twin) continue;
-    if (field.type === "checkbox" || field.type === "radio") twin.checked = field.checked;
-    else twin.value = field.value;
-    if (field === document.activeElement) focused = [twin, field.selectionStart, field.selectionEnd];
-  }
-  return focused;
-}
-
+// The lobby is morphed into the fresh one (morph.js): what the player is typing or has
+// ticked, and the focus with its caret, stay as they were.
 async function refreshLobby() {
   const lobby = document.getElementById("lobby");
   if (!lobby) return;
@@ -85,18 +63,7 @@ async function refreshLobby() {
   if (!response.ok) return;
   const page = new DOMParser().parseFromString(await response.text(), "text/html");
   const fresh = page.getElementById("lobby");
-  if (!fresh) return;
-  const focused = carryOver(lobby, fresh);
-  lobby.replaceWith(fresh);
-  if (focused) {
-    const [field, start, end] = focused;
-    field.focus();
-    try {
-      if (typeof start === "number") field.setSelectionRange(start, end);
-    } catch (error) {
-      // a field without a text selection (a number, a date): the focus is enough
-    }
-  }
+  if (fresh) morph(lobby, fresh, "outerHTML");
 }
 
 if (document.body.dataset.user) {

@@ -195,6 +195,8 @@ async function load() {
   const linked = stepFromHash();
   go(linked ?? start, { updateHash: false });
   if (linked !== null) root.scrollIntoView({ block: "start" });
+  // the board's link to the analysis: still there once the steps above it are drawn
+  else if (location.hash === "#analysis") document.getElementById("analysis")?.scrollIntoView({ block: "start" });
 }
 
 // The analysis after the game, while the worker prepares it: its section (worded by the

@@ -1,7 +1,8 @@
 // The game's words in the page's language, read once from the JSON the server puts in
 // <script type="application/json" id="words"> (games/words_js.py). Every text the board,
-// the replay and the title show comes from here.
-const source = document.getElementById("words");
+// the replay and the title show comes from here. (Without a document, as under node's
+// unit tests, there are no words unless the test gives a document holding them.)
+const source = typeof document === "undefined" ? null : document.getElementById("words");
 export const WORDS = source ? JSON.parse(source.textContent) : {};
 export const NATIONS = WORDS.nations ?? {};
 export const ACTIONS = WORDS.actions ?? {};
@@ -50,7 +51,7 @@ const MOMENT_FIELDS = { year: "numeric", month: "short", day: "numeric", hour: "
 let momentFormat;
 export function moment(iso) {
   if (!momentFormat) {
-    const timeZone = document.body?.dataset.timeZone || undefined;
+    const timeZone = (typeof document === "undefined" ? undefined : document.body?.dataset.timeZone) || undefined;
     try {
       momentFormat = new Intl.DateTimeFormat(WORDS.language || "en", { ...MOMENT_FIELDS, timeZone });
     } catch (error) {

@@ -157,6 +157,11 @@ def test_no_serious_or_critical_violations_on_any_page(
             page.locator(".overview-trigger.total-score").first.click()
             page.wait_for_selector(".overview:visible")
             check("board, in play, the points window open")
+            page.keyboard.press("Escape")
+            page.click("[data-report-game]")
+            page.wait_for_selector("dialog.report-dialog[open]")
+            check("board, the report dialog open")
+            page.keyboard.press("Escape")
 
     page.goto(f"{asgi_server}/games/{games['finished'].pk}/replay/")
     page.wait_for_selector(".replay-controls")

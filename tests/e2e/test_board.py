@@ -372,10 +372,14 @@ def test_chat_shows_html_as_text_and_a_message_can_be_reported(asgi_server, brow
     line.wait_for()
     assert line.inner_text() == "<b>fair winds</b> & good luck"
     assert pages["bernd"].locator(".messages-list b").count() == 0  # no markup was made
-    pages["bernd"].on("dialog", lambda dialog: dialog.accept("rude"))
     pages["bernd"].click("[data-report-message]")
-    pages["bernd"].wait_for_selector("text=the moderators will look at it")
-    assert in_thread(lambda: Report.objects.get().reason) == "rude"
+    pages["bernd"].check(".report-dialog input[value=abuse]")
+    pages["bernd"].fill("#report-details", "rude")
+    pages["bernd"].click(".report-dialog button[type=submit]")
+    pages["bernd"].wait_for_selector(
+        ".messages-list li.opponent >> text=the moderators will look at it"
+    )
+    assert in_thread(lambda: Report.objects.get().reason) == "Abuse or insults: rude"
     for context in contexts:
         context.close()
 

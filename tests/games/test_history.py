@@ -37,7 +37,15 @@ def test_the_replay_at_every_step_equals_the_fold_of_the_events_up_to_it(game, p
         assert [s["seq"] for s in steps] == list(range(1, game.version + 1))
         assert [s["view"] for s in steps] == fold_views(game, side)
         assert body["players"] == {"me": name, "opponent": "bernd" if side == 0 else "anna"}
+        # the replay draws what the view decides, as the board does, at every step
+        for step in steps:
+            view = step["view"]
+            assert view["must_shanghai"] in (None, "no_dice", "one_die")
+            for trick in view["me"]["tricks"] + view["opponent"]["tricks"]:
+                assert trick["usable"] == (trick["block"] is None)
+        assert any(s["view"]["round_end"] for s in steps)
         final = steps[-1]["view"]["result"]
+        assert final["played"] and len(final["nations"]) == 8
         assert (final["me"]["total"], final["opponent"]["total"]) == (
             (game.score0, game.score1) if side == 0 else (game.score1, game.score0)
         )

@@ -78,5 +78,7 @@ def test_accepting_starts_a_game_with_the_invitations_options(clients, players):
     body = clients["bernd"].get(f"/api/games/{game_id}/").json()
     assert body["extra_wild"] is True and body["days_per_move"] == 14
     assert body["players"] == {"me": "bernd", "opponent": "anna"}
-    assert body["view"]["me"]["tricks"] == [{"id": "X2", "action": "adjust"}]
+    assert body["view"]["me"]["tricks"] == [
+        {"id": "X2", "action": "adjust", "extra": True, "usable": True, "block": None}
+    ]
     assert body["version"] == 2  # game_started, round_started

@@ -195,7 +195,9 @@ def test_the_renderer_gets_the_engines_views(client):
     assert boards["before"]["view"] == player_view(example.before, RED)
     assert boards["choosing"]["view"]["phase"] == "direction"
     assert {"type": "direction", "one_at": "left"} in boards["choosing"]["view"]["legal"]
-    assert boards["trick"]["view"]["me"]["tricks"] == [{"id": "T1", "action": "adjust"}]
+    assert boards["trick"]["view"]["me"]["tricks"] == [
+        {"id": "T1", "action": "adjust", "extra": False, "usable": True, "block": None}
+    ]
 
     result = boards["final"]["view"]["result"]
     assert result == player_view(final, RED)["result"]

@@ -47,5 +47,7 @@ def test_extra_wild_variant_gives_each_player_one_extra_trick_card():
     assert state.players[0].tricks == (EXTRA_WILD_IDS[0],)
     assert state.players[1].tricks == (EXTRA_WILD_IDS[1],)
     view = player_view(state, 0)
-    assert view["me"]["tricks"] == [{"id": "X1", "action": "adjust"}]
+    assert view["me"]["tricks"] == [
+        {"id": "X1", "action": "adjust", "extra": True, "usable": True, "block": None}
+    ]
     assert view["extra_wild"] is True

@@ -1,34 +1,17 @@
-"""The facts of ``player_view`` that the board's trick panel reads.
+"""What ``player_view`` decides for the board, held against the engine's own rules.
 
-The board (``trickBlock`` in static/js/board-render.js) tells, for each trick card in a
-player's hand, whether it is usable this round and why not, from the view alone: the
-status, the round, the player's captain (``trick_used_this_round``) and the last
-distribution (``last_round``: which cards went to whom, in which round). ``block`` below
-is the same reading in Python; these tests hold it against the engine's own rules.
+The board draws these fields and works out no rule itself: each held trick card's
+``usable`` and ``block``, ``must_shanghai``, ``round_end`` and, at the end, the result's
+``played`` and each nation's outcome.
 """
 
 import random
+from dataclasses import replace
 
 from games import rules
 from games.rules import player_view
+from games.rules.scoring import nation_points
 from games.rules.state import ROUNDS
-
-
-def block(view: dict, side: str, trick: dict) -> str | None:
-    """board-render.js's trickBlock: why ``trick`` in ``side``'s hand is not usable now."""
-    report = view["last_round"]
-    just_won = bool(report) and any(
-        c["card"]["id"] == trick["id"] and c["to"] == side for c in report["cards"]
-    )
-    if just_won and report["round"] == view["rounds"]:
-        return "won_in_last_round"
-    if view["status"] == "finished":
-        return "game_over"
-    if just_won and report["round"] == view["round"]:
-        return "won_this_round"
-    if view[side]["trick_used_this_round"]:
-        return "trick_used"
-    return None
 
 
 def games(seeds, trick_rate=0.5):
@@ -59,17 +42,21 @@ def test_a_card_is_usable_exactly_when_the_engine_lets_its_owner_play_it():
             view = player_view(state, seat)
             for side, player in (("me", seat), ("opponent", 1 - seat)):
                 for trick in view[side]["tricks"]:
-                    reason = block(view, side, trick)
-                    seen.add(reason)
+                    assert trick["usable"] == (trick["block"] is None)
+                    assert trick["extra"] == trick["id"].startswith("X")
+                    seen.add(trick["block"])
                     # on the owner's turn, with a roll to place, the engine agrees
                     if state.turn == player and state.phase == "placement":
                         legal = rules.legal_commands(state, player)
                         playable = any(
                             c["type"] == "trick" and c["card"] == trick["id"] for c in legal
                         )
-                        assert playable == (reason is None), (trick, reason)
+                        assert playable == trick["usable"], trick
+                    # the engine refuses a card whose captain is out
+                    if trick["block"] == "trick_used":
+                        assert state.players[player].trick_used
                     # a card in hand in a round under way was won in an earlier round
-                    assert reason != "won_this_round"
+                    assert trick["block"] != "won_this_round"
     assert {None, "trick_used", "game_over"} <= seen
 
 
@@ -90,7 +77,8 @@ def test_cards_won_at_a_shanghai_wait_for_the_next_round():
                     if trick["id"] in won
                     else None
                 )
-                assert block(view, "me", trick) == expected
+                assert trick["block"] == expected
+                assert trick["usable"] == (expected is None)
                 seen += trick["id"] in won
     assert seen, "no trick card was won in these games"
 
@@ -104,9 +92,11 @@ def test_at_the_end_cards_won_in_the_last_round_are_told_apart():
             view = player_view(state, seat)
             won = {c["card"]["id"] for c in view["last_round"]["cards"] if c["to"] == "me"}
             for trick in view["me"]["tricks"]:
-                reason = block(view, "me", trick)
-                assert reason == ("won_in_last_round" if trick["id"] in won else "game_over")
-                reasons.add(reason)
+                assert not trick["usable"]
+                assert trick["block"] == (
+                    "won_in_last_round" if trick["id"] in won else "game_over"
+                )
+                reasons.add(trick["block"])
     assert reasons == {"won_in_last_round", "game_over"}
 
 
@@ -114,5 +104,97 @@ def test_a_resigned_game_makes_every_card_unusable():
     state = rules.replay(rules.new_game(random.Random(1), extra_wild=True)[1])
     state = rules.evolve(state, rules.decide(state, 0, {"type": "resign"})[0])
     view = player_view(state, 1)
-    assert [block(view, "me", t) for t in view["me"]["tricks"]] == ["game_over"]
-    assert [block(view, "opponent", t) for t in view["opponent"]["tricks"]] == ["game_over"]
+    for side in ("me", "opponent"):
+        assert [(t["usable"], t["block"], t["extra"]) for t in view[side]["tricks"]] == [
+            (False, "game_over", True)
+        ]
+
+
+def with_supply(state, seat, supply):
+    """``state`` with ``seat`` holding ``supply`` dice (the rest on the first card)."""
+    players = list(state.players)
+    players[seat] = replace(players[seat], dice=(6 - supply, 0, 0, 0, 0, 0))
+    return replace(state, players=tuple(players))
+
+
+def test_must_shanghai_is_exactly_a_turn_without_a_roll():
+    seen = set()
+    for state, _ in games(range(4)):
+        for seat in (0, 1):
+            mover = state.turn == seat and state.phase == "turn" and not state.finished
+            for supply in range(7) if mover else [None]:
+                position = state if supply is None else with_supply(state, seat, supply)
+                view = player_view(position, seat)
+                must = view["must_shanghai"]
+                seen.add(must)
+                kinds = {c["type"] for c in view["legal"]}
+                if mover:
+                    # the engine offers no roll exactly when the player must call Shanghai
+                    assert ("roll" not in kinds) == (must is not None)
+                    assert must == {0: "no_dice", 1: "one_die"}.get(supply)
+                    if must:
+                        assert "shanghai" in kinds
+                else:
+                    assert must is None
+    assert {None, "no_dice", "one_die"} <= seen
+
+
+def test_the_round_end_shows_from_the_shanghai_until_the_next_roll():
+    seen = {True: 0, False: 0}
+    for state, _ in games(range(6)):
+        view = player_view(state, 0)
+        shown = view["round_end"]
+        seen[shown] += 1
+        if state.last_round is None:
+            assert not shown
+        elif state.finished:
+            assert shown
+        else:
+            nothing_yet = state.roll is None and all(p.placed == 0 for p in state.players)
+            assert shown == nothing_yet
+            if state.roll is not None:
+                assert not shown
+    assert seen[True] and seen[False]
+
+
+def test_each_nation_outcome_agrees_with_the_points_scored():
+    finals = [state for state, between in games(range(10)) if state.finished]
+    outcomes = set()
+    for state in finals:
+        for seat in (0, 1):
+            view = player_view(state, seat)
+            result = view["result"]
+            assert result["played"]
+            for nation, crew in result["nations"].items():
+                mine = view["me"]["strength"][nation]
+                theirs = view["opponent"]["strength"][nation]
+                outcomes.add(crew["outcome"])
+                points = {
+                    "me": result["me"]["by_nation"][nation],
+                    "opponent": result["opponent"]["by_nation"][nation],
+                }
+                if crew["winner"]:
+                    loser = "opponent" if crew["winner"] == "me" else "me"
+                    assert points[crew["winner"]] > 0 and points[loser] == 0
+                    assert points["me"] == nation_points(mine, theirs)
+                else:
+                    assert points == {"me": 0, "opponent": 0}
+                expected = (
+                    "nobody"
+                    if not (mine or theirs)
+                    else "tie"
+                    if mine == theirs
+                    else "contested"
+                    if mine and theirs
+                    else "uncontested"
+                )
+                assert crew["outcome"] == expected
+    assert outcomes == {"nobody", "uncontested", "tie", "contested"}
+
+
+def test_a_game_resigned_before_play_was_not_played():
+    state = rules.replay(rules.new_game(random.Random(3), extra_wild=False)[1])
+    state = rules.evolve(state, rules.decide(state, 0, {"type": "resign"})[0])
+    result = player_view(state, 0)["result"]
+    assert result["played"] is False
+    assert all(c == {"outcome": "nobody", "winner": None} for c in result["nations"].values())
