@@ -126,7 +126,12 @@ def usable_trick(state, seat) -> bool:
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("device", list(VIEWPORTS))
 def test_the_turn_comes_first_and_nothing_shifts_the_board(
-    asgi_server, browser, game_between, screenshot, device, language  # noqa: F811
+    asgi_server,
+    browser,
+    game_between,  # noqa: F811
+    screenshot,
+    device,
+    language,
 ):
     game, anna, bernd = game_between()
     red = seat_of(game, anna)
@@ -134,11 +139,16 @@ def test_the_turn_comes_first_and_nothing_shifts_the_board(
     policy = collecting_tricks(red, rng)
     stops = {
         # round 1, a few dice placed, anna to roll or call Shanghai
-        "roll": lambda s: s.round == 1 and s.turn == red and s.phase == "turn"
-        and s.players[red].placed >= 1,
+        "roll": lambda s: (
+            s.round == 1 and s.turn == red and s.phase == "turn" and s.players[red].placed >= 1
+        ),
         # a new round: last round's overview, anna to roll first
-        "round-end": lambda s: s.round >= 2 and s.turn == red and s.phase == "turn"
-        and s.players[0].placed + s.players[1].placed == 0,
+        "round-end": lambda s: (
+            s.round >= 2
+            and s.turn == red
+            and s.phase == "turn"
+            and s.players[0].placed + s.players[1].placed == 0
+        ),
         "direction": lambda s: s.turn == red and s.phase == "direction",
         "placement": lambda s: s.turn == red and s.phase == "placement" and usable_trick(s, red),
         "game-end": lambda s: s.finished,
@@ -180,7 +190,7 @@ def test_the_turn_comes_first_and_nothing_shifts_the_board(
             assert abs(tavern_top(page) - top) <= SHIFT, f"the move moved the tavern ({where})"
             # the offer of notifications comes after a first move (push.js): below the board
             page.evaluate("document.getElementById('push-offer').hidden = false")
-            assert abs(tavern_top(page) - top) <= SHIFT, f"the push offer moved the tavern ({where})"
+            assert abs(tavern_top(page) - top) <= SHIFT, f"the offer moved it ({where})"
             # and the opponent's answer, once it is theirs
             game.refresh_from_db()
             if game.rules_state().turn != red and not game.rules_state().finished:
@@ -188,7 +198,7 @@ def test_the_turn_comes_first_and_nothing_shifts_the_board(
                 in_thread(one_move_by, asgi_server, game, 1 - red, rng)
                 wait_for_version_above(page, before)
                 page.wait_for_timeout(150)
-                assert abs(tavern_top(page) - top) <= SHIFT, f"the answer moved the tavern ({where})"
+                assert abs(tavern_top(page) - top) <= SHIFT, f"the answer moved it ({where})"
             page.screenshot(
                 path=str(screenshot_path(f"layout-{phase}-{device}-{language}-after")),
                 full_page=False,
@@ -214,3 +224,89 @@ def screenshot_path(name):
 
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
+
+
+# Counts the animations started (motion.js uses the Web Animations API).
+COUNT_ANIMATIONS = """
+window.animated = 0;
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  window.animated += 1;
+  return animate.apply(this, args);
+};
+"""
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+def test_a_roll_tumbles_unless_the_player_asks_for_less_motion(
+    asgi_server,
+    browser,
+    game_between,  # noqa: F811
+    reduced,
+):
+    game, anna, _ = game_between()
+    red = seat_of(game, anna)
+    in_thread(drive, game, _any(random.Random(3)), lambda s: s.turn == red and s.phase == "turn")
+    context = browser.new_context(**VIEWPORTS["laptop"])
+    context.add_init_script(COUNT_ANIMATIONS)
+    log_in_by_cookie(context, asgi_server, anna)
+    page = context.new_page()
+    page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
+    page.goto(f"{asgi_server}/games/{game.pk}/")
+    live(page)
+    assert page.evaluate("window.animated") == 0  # nothing moves when the page opens
+    before = version(page)
+    page.locator('[data-action="roll"]').click()
+    wait_for_version_above(page, before)
+    page.locator(".rolled .die").first.wait_for()
+    if reduced:
+        assert page.evaluate("window.animated") == 0
+        assert page.evaluate("document.getAnimations().length") == 0
+    else:
+        assert page.evaluate("window.animated") >= 2  # both dice
+    context.close()
+
+
+def test_each_number_of_the_score_table_opens_that_players_crew(
+    asgi_server,
+    browser,
+    game_between,  # noqa: F811
+    screenshot,
+):
+    game, anna, _ = game_between()
+    red = seat_of(game, anna)
+
+    def has_sailors(state):
+        return state.round >= 3 and state.turn == red and bool(state.players[red].sailors)
+
+    in_thread(drive, game, _any(random.Random(4)), has_sailors, 3000)
+    context, page, errors = open_board(
+        browser, asgi_server, anna, game, VIEWPORTS["laptop"], LOCALES["en"]
+    )
+    number = page.locator('.score-table td.me [data-overview="mine"]').first
+    key = number.get_attribute("data-trigger")  # mine-<nation>
+    nation = key.removeprefix("mine-")
+    window = page.locator("#overview-mine")
+    assert window.is_hidden()
+    number.focus()
+    page.keyboard.press("Enter")
+    window.wait_for(state="visible")
+    marked = window.locator("li.focus")
+    assert marked.count() == 1 and marked.get_attribute("aria-current") == "true"
+    assert marked.locator(f".swatch.nation-{nation}").count() == 1
+    assert "show the cards" in number.get_attribute("aria-label")
+    screenshot(page, "layout-score-number-window")
+    page.keyboard.press("Escape")
+    window.wait_for(state="hidden")
+    assert page.evaluate("document.activeElement.dataset.trigger") == key
+    # a nation nobody holds is a plain number, opening nothing
+    assert (
+        page.eval_on_selector_all(
+            ".score-table tbody td.me, .score-table tbody td.opponent",
+            "tds => tds.filter((td) => td.textContent.trim() === '0' && td.querySelector('button'))"
+            ".length",
+        )
+        == 0
+    )
+    assert errors == []
+    context.close()
