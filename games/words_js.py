@@ -181,6 +181,7 @@ def words_json() -> dict:
                 _("%(total)s points now for %(name)s: show the points each crew gives")
             ),
             "sailors_of": _js(_("%(name)s's sailors")),
+            "crew_button": _js(_("%(name)s, %(nation)s: %(value)s: show the cards")),
             "to_come_title": _("Cards still to come (tavern and deck)"),
             "points_title": _("Points each crew gives right now"),
             "no_sailors": _("No sailors yet."),
@@ -190,6 +191,7 @@ def words_json() -> dict:
         "result": {
             "title": _("Final score"),
             "outcome": _("Outcome"),
+            "strength": pgettext("of a crew, in the final score", "Strength"),
             "points": _("Points"),
             "total": _("Total"),
             "nothing": pgettext("no crew on either side", "—"),

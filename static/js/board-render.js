@@ -25,10 +25,19 @@ export function cardHtml(card, extraClass = "") {
     <span class="half bottom" aria-hidden="true">${esc(ACTIONS[card.action])}</span></div>`;
 }
 
+// Where the pips of each face stand on a 3×3 grid (0–8, read row by row).
+const FACES = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+// A die's face drawn with its pips (the label of the die or its button says the number).
+export function dieFace(value) {
+  const pips = (FACES[value] || []).map((i) => `<circle cx="${6 + (i % 3) * 6}" cy="${6 + Math.floor(i / 3) * 6}" r="2.1"/>`);
+  return `<svg class="face" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${pips.join("")}</svg>`;
+}
+
 function diceHtml(values, side, names) {
   const name = side === "me" ? names.me : names.opponent;
   return values
-    .map((v) => `<span class="die ${side}" role="img" aria-label="${html("cards.die", { name, value: v })}">${v}</span>`)
+    .map((v) => `<span class="die ${side}" role="img" aria-label="${html("cards.die", { name, value: v })}" data-value="${v}">${dieFace(v)}</span>`)
     .join("");
 }
 
@@ -139,13 +148,17 @@ export function showsRoundEnd(view) {
   return Boolean(view.last_round && view.round_end);
 }
 
+// An arrow from the card to its winner's side (mine below the cards, pointing down; the
+// opponent's above, pointing up), or a cross: removed from the game.
+const ARROW = '<svg class="arrow-mark" viewBox="0 0 16 24" aria-hidden="true" focusable="false"><path d="M8 2v15"/><path d="M2.5 13.5 8 21l5.5-7.5"/></svg>';
+const CROSS = '<svg class="arrow-mark" viewBox="0 0 16 24" aria-hidden="true" focusable="false"><path d="M3 7l10 10M13 7 3 17"/></svg>';
+
 function arrowHtml(outcome, names) {
   if (outcome.to === "me" || outcome.to === "opponent") {
     const name = names[outcome.to];
-    const arrow = outcome.to === "me" ? "↓" : "↑";
-    return `<span class="arrow to-${outcome.to}" aria-label="${html("round_end.to", { name })}">${arrow} ${nameHtml(name)}</span>`;
+    return `<span class="arrow to-${outcome.to}" role="img" aria-label="${html("round_end.to", { name })}">${ARROW}<span class="arrow-name" aria-hidden="true">${nameHtml(name)}</span></span>`;
   }
-  return `<span class="arrow removed" aria-label="${esc(t("round_end.removed_label"))}">✕ ${esc(t("round_end.removed"))}</span>`;
+  return `<span class="arrow removed" role="img" aria-label="${esc(t("round_end.removed_label"))}">${CROSS}<span class="arrow-name" aria-hidden="true">${esc(t("round_end.removed"))}</span></span>`;
 }
 
 export function roundEndHtml(game) {
@@ -218,11 +231,11 @@ export function trickPanelHtml(game, side) {
     return { trick, block, text, label };
   });
   if (side === "opponent") {
-    if (!tricks.length) return "";
+    if (!tricks.length && !view[side].trick_used_this_round) return "";
     const chips = states.map((s) => `<li class="trick-item ${s.block ? "blocked" : "usable"}" data-card="${esc(s.trick.id)}"
       data-block="${s.block ?? ""}">${trickChipHtml(s.trick, s.label, true)}</li>`);
     return `<div class="trick-panel opponent" role="group" aria-label="${html("tricks.of", { name })}">
-      <span class="trick-panel-title">${html("tricks.count_of", { name: raw(nameHtml(name)), n: tricks.length })}</span>
+      ${captainOutHtml(game, side)}<span class="trick-panel-title">${html("tricks.count_of", { name: raw(nameHtml(name)), n: tricks.length })}</span>
       <ul class="trick-list">${chips.join("")}</ul></div>`;
   }
   if (!tricks.length && (view.status === "finished" || game.watching)) return "";
@@ -239,7 +252,7 @@ export function trickPanelHtml(game, side) {
   // the variant said in words where the cards are, not only in the tag's title
   const variant = view.extra_wild && view.status !== "finished"
     ? `<p class="variant-note">${esc(t("status.variant_title", { wild: ACTIONS.wild, action: ACTIONS.adjust }))}</p>` : "";
-  return `<div class="trick-panel me" role="group" aria-label="${title}">
+  return `<div class="trick-panel me" role="group" aria-label="${title}">${captainOutHtml(game, side)}
     <p class="trick-panel-title"><strong>${game.watching ? html("tricks.of", { name: raw(nameHtml(name)) }) : title}</strong>${count}</p>${body}${variant}</div>`;
 }
 
@@ -271,8 +284,9 @@ export function tavernHtml(game, { tricks = false } = {}) {
   const rightNumber = view.tavern[view.tavern.length - 1].number ?? "";
   const supply = (side) => `${html("tavern.supply", { name: raw(nameHtml(names[side])), n: view[side].supply })} ${pips(view[side].supply, side)}`;
   // Each side: the captain (once out) by the tavern, the dice supply, the trick cards.
-  const sideHtml = (side) => `<div class="side ${side}">${captainOutHtml(game, side)}
-      <p class="supply ${side}">${supply(side)}</p>${tricks ? trickPanelHtml(game, side) : ""}</div>`;
+  // (the board draws the trick cards and the captain in the trick panels, at the cards)
+  const sideHtml = (side) => `<div class="side ${side}">${tricks ? "" : captainOutHtml(game, side)}
+      <p class="supply ${side}">${supply(side)}</p></div>`;
   return `<section class="table" aria-label="${esc(t("tavern.label"))}">
     ${sideHtml("opponent")}
     <div class="tavern-row">
@@ -329,7 +343,7 @@ export function controlsHtml(game, ui) {
   if (view.roll) {
     const placing = has(legal, (c) => c.type === "place");
     const dice = view.roll.dice.map((v, i) => `<button type="button" class="die big ${view.roll.by}" data-die="${i}"
-        ${has(legal, (c) => c.type === "place" && c.die === i) && !busy && !ui.chooser ? "" : "disabled"} aria-label="${html("controls.place", { value: v })}">${v}</button>`);
+        ${has(legal, (c) => c.type === "place" && c.die === i) && !busy && !ui.chooser ? "" : "disabled"} aria-label="${html("controls.place", { value: v })}" data-value="${v}">${dieFace(v)}</button>`);
     // the trick cards the rules let the player use now (the view's legal commands)
     const tricks = view.me.tricks.filter((trick) => has(legal, (c) => c.type === "trick" && c.card === trick.id))
       .map((trick) => trickCardHtml(trick, legal, busy || Boolean(ui.chooser)));
@@ -346,11 +360,13 @@ export function controlsHtml(game, ui) {
 
 // -- score table and overviews -----------------------------------------------------------
 
-function sailorsListHtml(sailors) {
+// A player's sailors by nation; opened from one nation's number in the score table, that
+// nation's line is marked (`focus`).
+function sailorsListHtml(sailors, focus = null) {
   const rows = Object.entries(sailors).filter(([, cards]) => cards.length);
   if (!rows.length) return `<p>${esc(t("score.no_sailors"))}</p>`;
   const values = (cards) => cards.map((c) => (c.wild ? t("cards.wild_value", { value: c.value }) : c.value)).join(", ");
-  return `<ul>${rows.map(([nation, cards]) => `<li><span class="swatch nation-${nation}"></span>
+  return `<ul>${rows.map(([nation, cards]) => `<li${nation === focus ? ' class="focus" aria-current="true"' : ""}><span class="swatch nation-${nation}"></span>
     ${html("label", { label: NATIONS[nation].name })} ${esc(values(cards))}</li>`).join("")}</ul>`;
 }
 
@@ -391,11 +407,19 @@ function trigger(id, label, ui, cls = "", { key = id, ariaLabel = "" } = {}) {
     aria-controls="overview-${id}" aria-expanded="${ui.overview === id}"${named}>${label}</button>`;
 }
 
-// A total score: the button that opens the window of the points each crew gives now.
-function totalHtml(game, side, ui) {
+// A total score: the button that opens the window of the points each crew gives now
+// (beside each player's name in the board's head).
+export function totalHtml(game, side, ui) {
+  if (endedWithoutPlay(game.view)) return "";
   const total = game.view.projected[side].total;
   const ariaLabel = html("score.total_button", { total, name: game.players[side] });
   return trigger("points", String(total), ui, `${side} total-score`, { key: `points-${side}`, ariaLabel });
+}
+
+// The window the totals open, under the board's head.
+export function pointsOverviewHtml(game, ui) {
+  if (endedWithoutPlay(game.view)) return "";
+  return overviewHtml("points", t("score.points_title"), pointsHtml(game), ui);
 }
 
 // A game over before anything was played (the view's result.played is false: an abort,
@@ -409,8 +433,16 @@ export function scoreTableHtml(game, ui) {
   if (endedWithoutPlay(view)) return "";
   const names = game.players;
   const table = view.score_table;
+  // Each player's number of a nation opens that player's sailors, the nation marked.
+  const focus = ui.trigger?.match(/^(mine|theirs)-(.+)$/)?.[2] ?? null;
+  const number = (side, nation, value) => {
+    if (!value) return String(value);
+    const id = side === "me" ? "mine" : "theirs";
+    const ariaLabel = html("score.crew_button", { name: names[side], nation: NATIONS[nation].name, value });
+    return trigger(id, String(value), ui, `${side} crew-number`, { key: `${id}-${nation}`, ariaLabel });
+  };
   const rows = table.nations.map((r) => `<tr><th scope="row"><span class="swatch nation-${r.nation}"></span>
-    ${esc(NATIONS[r.nation].name)}</th><td class="me">${r.me}</td><td class="opponent">${r.opponent}</td>
+    ${esc(NATIONS[r.nation].name)}</th><td class="me">${number("me", r.nation, r.me)}</td><td class="opponent">${number("opponent", r.nation, r.opponent)}</td>
     <td class="to-come">${r.remaining_cards} / ${r.remaining_points}</td></tr>`);
   const tricks = table.tricks;
   const toCome = `${esc(t("score.to_come"))}<br><small>${esc(t("score.cards_points"))}</small>`;
@@ -424,14 +456,13 @@ export function scoreTableHtml(game, ui) {
         <tr class="tricks-row"><th scope="row">${esc(t("score.tricks"))}</th><td class="me">${tricks.me}</td>
           <td class="opponent">${tricks.opponent}</td><td class="to-come">${tricks.remaining_cards} / ${tricks.remaining_points}</td></tr></tbody>
       <tfoot><tr><th scope="row">${esc(t("score.now"))}</th>
-        <td class="me">${totalHtml(game, "me", ui)}</td><td class="opponent">${totalHtml(game, "opponent", ui)}</td><td></td></tr></tfoot>
+        <td class="me">${view.projected.me.total}</td><td class="opponent">${view.projected.opponent.total}</td><td></td></tr></tfoot>
     </table>
-    ${overviewHtml("mine", t("score.sailors_of", { name: names.me }), sailorsListHtml(view.me.sailors), ui,
+    ${overviewHtml("mine", t("score.sailors_of", { name: names.me }), sailorsListHtml(view.me.sailors, focus), ui,
     html("score.sailors_of", { name: raw(nameHtml(names.me)) }))}
-    ${overviewHtml("theirs", t("score.sailors_of", { name: names.opponent }), sailorsListHtml(view.opponent.sailors), ui,
+    ${overviewHtml("theirs", t("score.sailors_of", { name: names.opponent }), sailorsListHtml(view.opponent.sailors, focus), ui,
     html("score.sailors_of", { name: raw(nameHtml(names.opponent)) }))}
     ${overviewHtml("to-come", t("score.to_come_title"), toComeHtml(table.still_to_come), ui)}
-    ${overviewHtml("points", t("score.points_title"), pointsHtml(game), ui)}
   </section>`;
 }
 
@@ -454,18 +485,27 @@ export function resultHtml(game) {
   // Aborted and annulled games have no result to add up; one without play has nothing.
   if (!r || r.reason === "aborted" || r.reason === "annulled" || endedWithoutPlay(view)) return "";
   const names = game.players;
-  const rows = Object.keys(NATIONS).map((n) => `<tr><th scope="row">${esc(NATIONS[n].name)}</th>
+  // On a narrow screen the outcome column gives way to a line of its own under each crew
+  // (one or the other is shown: CSS), and the names to coloured marks with a key above.
+  const rows = Object.keys(NATIONS).map((n) => {
+    const outcome = outcomeHtml({ ...r.nations[n], nation: n }, view, names);
+    return `<tr class="crew-row"><th scope="row"><span class="swatch nation-${n}"></span> ${esc(NATIONS[n].name)}</th>
     <td class="me">${view.me.strength[n]}</td><td class="opponent">${view.opponent.strength[n]}</td>
-    <td class="outcome">${outcomeHtml({ ...r.nations[n], nation: n }, view, names)}</td>
-    <td class="me">${r.me.by_nation[n]}</td><td class="opponent">${r.opponent.by_nation[n]}</td></tr>`);
+    <td class="verdict">${outcome}</td>
+    <td class="me">${r.me.by_nation[n]}</td><td class="opponent">${r.opponent.by_nation[n]}</td></tr>
+    <tr class="verdict-row"><td colspan="6">${outcome}</td></tr>`;
+  });
   const title = esc(t("result.title"));
-  const points = esc(t("result.points"));
-  return `<section class="result" aria-label="${title}"><h2>${title}</h2>
-    <div class="table-scroll"><table class="list result-table"><thead><tr><th>${esc(t("score.crew"))}</th><th class="me">${nameHtml(names.me)}</th><th class="opponent">${nameHtml(names.opponent)}</th>
-      <th>${esc(t("result.outcome"))}</th><th class="me">${points}</th><th class="opponent">${points}</th></tr></thead>
-    <tbody>${rows.join("")}<tr><th scope="row">${esc(t("score.unused_tricks"))}</th><td></td><td></td><td>${esc(t("result.point_each"))}</td>
+  const who = (side) => `<th scope="col" class="${side}"><span class="mark" aria-hidden="true">●</span><span class="who">${nameHtml(names[side])}</span></th>`;
+  const key = `<p class="result-key" aria-hidden="true"><span class="me">● ${nameHtml(names.me)}</span> <span class="opponent">● ${nameHtml(names.opponent)}</span></p>`;
+  return `<section class="result" aria-label="${title}"><h2>${title}</h2>${key}
+    <div class="table-scroll"><table class="list result-table"><thead>
+      <tr><th scope="col" rowspan="2">${esc(t("score.crew"))}</th><th scope="colgroup" colspan="2" class="group">${esc(t("result.strength"))}</th>
+        <th scope="col" rowspan="2" class="verdict">${esc(t("result.outcome"))}</th><th scope="colgroup" colspan="2" class="group">${esc(t("result.points"))}</th></tr>
+      <tr>${who("me")}${who("opponent")}${who("me")}${who("opponent")}</tr></thead>
+    <tbody>${rows.join("")}<tr><th scope="row">${esc(t("score.unused_tricks"))}</th><td></td><td></td><td class="verdict">${esc(t("result.point_each"))}</td>
       <td class="me">${r.me.tricks}</td><td class="opponent">${r.opponent.tricks}</td></tr></tbody>
-    <tfoot><tr><th scope="row">${esc(t("result.total"))}</th><td></td><td></td><td></td>
+    <tfoot><tr><th scope="row">${esc(t("result.total"))}</th><td></td><td></td><td class="verdict"></td>
       <td class="me total">${r.me.total}</td><td class="opponent total">${r.opponent.total}</td></tr></tfoot></table></div></section>`;
 }
 
@@ -502,21 +542,28 @@ export function extrasHtml(game, ui = {}) {
   }
   if (view.status === "active") {
     parts.push(`<button type="button" class="secondary" data-action="resign">${esc(t("extras.resign"))}</button>`);
-  } else {
-    const offer = game.rematch;
-    if (!offer || offer.status === "declined" || offer.status === "cancelled") {
-      parts.push(`<button type="button" data-rematch>${esc(t("extras.offer_rematch"))}</button>`);
-      if (ui.commitment) parts.push(commitmentHtml(ui.commitment));
-    } else if (offer.status === "accepted" && offer.game) {
-      parts.push(`<a class="button" href="/games/${offer.game}/">${esc(t("extras.go_to_rematch"))}</a>`);
-    } else if (offer.by === "me") {
-      parts.push(`<span>${html("extras.rematch_offered", { name: raw(nameHtml(name)) })}</span>`);
-    } else {
-      parts.push(`<button type="button" data-accept-rematch="${offer.invitation}">${esc(t("extras.accept_rematch"))}</button>`);
-      if (offer.commitment) parts.push(commitmentHtml(offer.commitment));
-    }
   }
   return `<p class="extras">${parts.join(" ")}</p>`;
+}
+
+// Offering, accepting or following a rematch, at the game's end (beside its outcome).
+export function rematchHtml(game, ui = {}) {
+  if (game.watching || game.view.status === "active") return "";
+  const name = game.players.opponent;
+  const parts = [];
+  const offer = game.rematch;
+  if (!offer || offer.status === "declined" || offer.status === "cancelled") {
+    parts.push(`<button type="button" data-rematch>${esc(t("extras.offer_rematch"))}</button>`);
+    if (ui.commitment) parts.push(commitmentHtml(ui.commitment));
+  } else if (offer.status === "accepted" && offer.game) {
+    parts.push(`<a class="button" href="/games/${offer.game}/">${esc(t("extras.go_to_rematch"))}</a>`);
+  } else if (offer.by === "me") {
+    parts.push(`<span>${html("extras.rematch_offered", { name: raw(nameHtml(name)) })}</span>`);
+  } else {
+    parts.push(`<button type="button" data-accept-rematch="${offer.invitation}">${esc(t("extras.accept_rematch"))}</button>`);
+    if (offer.commitment) parts.push(commitmentHtml(offer.commitment));
+  }
+  return `<p class="rematch">${parts.join(" ")}</p>`;
 }
 
 // The server's commitment a new game would answer (docs/fairness.md): its first digits,

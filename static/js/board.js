@@ -6,7 +6,9 @@ import {
   chatHtml,
   controlsHtml,
   extrasHtml,
+  pointsOverviewHtml,
   recentHtml,
+  rematchHtml,
   reportDialogHtml,
   reportReasons,
   resultHtml,
@@ -15,8 +17,10 @@ import {
   showsRoundEnd,
   statusHtml,
   tavernHtml,
+  totalHtml,
   trickPanelHtml,
 } from "./board-render.js";
+import { animateNews } from "./motion.js";
 import { offerAfterMove } from "./push.js";
 import { randomSeed } from "./seeds.js";
 import { markNew, sinceHtml, sinceLine } from "./since.js";
@@ -100,25 +104,41 @@ function paint() {
   root.dataset.status = view.status;
   root.dataset.pending = ui.pending ? "true" : "false";
   root.dataset.connection = ui.connection; // connecting, open, closed or refused
+  const finished = view.status === "finished";
+  // The turn first: the head (names, each with the game score), the tavern and beside it
+  // (below it on a phone) the player's turn; notices come after them, so that nothing
+  // appearing after a move shifts the board. Side panels follow (board.css places them).
   morph(root, `
     <header class="board-head">
-      <h1 tabindex="-1">${html("status.heading", {
+      <div class="players">${totalHtml(game, "me", ui)}<h1 tabindex="-1">${html("status.heading", {
         me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
         opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
-      })}</h1>
-      <div class="status">${statusHtml(game, ui)}</div>
-      <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
+      })}</h1>${totalHtml(game, "opponent", ui)}</div>
+      ${pointsOverviewHtml(game, ui)}
     </header>
-    ${sinceHtml(game)}
-    ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
-    ${view.status === "finished" ? trickPanelHtml(game, "me") : tavernHtml(game, { tricks: true })}
-    ${controlsHtml(game, ui)}
-    ${resultHtml(game)}
-    ${scoreTableHtml(game, ui)}
+    <div class="board-play">
+      <div class="board-main">
+        ${finished ? "" : tavernHtml(game, { tricks: true })}
+        ${resultHtml(game)}
+        ${showsRoundEnd(view) ? roundEndHtml(game) : ""}
+      </div>
+      <div class="board-side">
+        <div class="turn${finished ? " game-over" : ""}">
+          ${finished ? "" : controlsHtml(game, ui)}
+          <div class="status">${statusHtml(game, ui)}</div>
+          ${finished ? rematchHtml(game, ui) : ""}
+          <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
+        </div>
+        ${sinceHtml(game)}
+        <div class="trick-panels">${trickPanelHtml(game, "me")}${trickPanelHtml(game, "opponent")}</div>
+        ${scoreTableHtml(game, ui)}
+      </div>
+    </div>
     ${game.bots.me || game.bots.opponent ? "" : chatHtml(game, ui)}
     ${extrasHtml(game, ui)}
     ${recentHtml(game)}`);
   markNew(root, game);
+  animateNews(root, game);
 }
 
 // -- talking to the server ---------------------------------------------------------------

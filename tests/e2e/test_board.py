@@ -199,9 +199,9 @@ def test_overview_windows_open_on_hover_and_on_tap(asgi_server, browser, game_be
     page = touch.new_page()
     page.goto(f"{asgi_server}/games/{game.pk}/")
     wait_until_live(page)
-    page.locator('[data-overview="mine"]').tap()
+    page.locator('[data-trigger="mine"]').tap()
     page.locator("#overview-mine").wait_for(state="visible")
-    assert page.get_attribute('[data-overview="mine"]', "aria-expanded") == "true"
+    assert page.get_attribute('[data-trigger="mine"]', "aria-expanded") == "true"
     screenshot(page, "overview-tap")
     page.locator("#overview-mine").tap()  # tapping the window closes it
     page.locator("#overview-mine").wait_for(state="hidden")

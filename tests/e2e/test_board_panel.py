@@ -1,7 +1,7 @@
 """The board's aids for a newcomer, in Chromium: the trick cards always shown by their
 owner's side (usable this round or why not), the variant's tag, the forced Shanghai said
-in words, the coloured captain by its owner's side, and the total score that opens the
-points window by mouse, keyboard and tap."""
+in words, the coloured captain at its owner's trick cards, and the total score beside each
+name that opens the points window by mouse, keyboard and tap."""
 
 import random
 import uuid
@@ -130,12 +130,12 @@ def test_trick_panel_captain_and_variant_tag(asgi_server, browser, game_between,
     # and in words by the cards, for a phone or a screen reader that never hovers
     note = page.locator(".trick-panel.me .variant-note")
     assert note.is_visible() and "each player started with one more trick card" in note.inner_text()
-    items = page.locator(".side.me .trick-panel.me .trick-item")
+    items = page.locator(".trick-panels .trick-panel.me .trick-item")
     assert items.count() == 1
     assert items.first.get_attribute("data-block") == ""
     assert "usable this round" in items.first.inner_text()
     assert "extra card" in items.first.inner_text()
-    opponent = page.locator(".side.opponent .trick-panel.opponent")
+    opponent = page.locator(".trick-panels .trick-panel.opponent")
     assert "bernd: 1 unused dirty trick" in opponent.inner_text()
     context.close()
 
@@ -166,24 +166,25 @@ def test_trick_panel_captain_and_variant_tag(asgi_server, browser, game_between,
     for i in range(blocked.count()):
         assert blocked.nth(i).get_attribute("data-block") == "trick_used"
         assert "not this round: you already used a trick" in blocked.nth(i).inner_text()
-    # her captain, red and large, stands below the tavern (her side)
-    captain = page.locator(".side.me .captain-out.me")
+    # her captain, red and large, stands at her trick cards (not by the dice supply)
+    captain = page.locator(".trick-panel.me .captain-out.me")
     assert captain.get_attribute("aria-label") == "Your captain: you used a trick this round"
-    anchor = box(page, ".side.me .captain-out .anchor")
+    anchor = box(page, ".trick-panel.me .captain-out .anchor")
     assert anchor["width"] >= 24 and anchor["height"] >= 24
-    assert anchor["y"] >= box(page, ".tavern-row")["y"] + box(page, ".tavern-row")["height"]
-    assert page.locator(".side.opponent .captain-out").count() == 0
+    assert inside(anchor, box(page, ".trick-panel.me"))
+    assert page.locator(".side .captain-out").count() == 0
+    assert page.locator(".trick-panel.opponent .captain-out").count() == 0
     screenshot(page, "board-panel-trick-used")
     assert errors == []
     context.close()
 
-    # On bernd's board anna is the opponent (blue, above the tavern): her captain stands
-    # there; his own card is usable this round, hers are not.
+    # On bernd's board anna is the opponent (blue): her captain stands at her trick
+    # cards; his own card is usable this round, hers are not.
     context, page, errors = open_page(browser, asgi_server, bernd, game)
-    captain = page.locator(".side.opponent .captain-out.opponent")
+    captain = page.locator(".trick-panel.opponent .captain-out.opponent")
     assert captain.get_attribute("aria-label") == "anna's captain: a trick was used this round"
-    anchor = box(page, ".side.opponent .captain-out .anchor")
-    assert anchor["width"] >= 24 and anchor["y"] + anchor["height"] <= box(page, ".tavern-row")["y"]
+    anchor = box(page, ".trick-panel.opponent .captain-out .anchor")
+    assert anchor["width"] >= 24 and inside(anchor, box(page, ".trick-panel.opponent"))
     theirs = page.locator(".trick-panel.opponent .trick-item")
     assert theirs.count() == held - 1
     assert theirs.first.get_attribute("data-block") == "trick_used"
@@ -202,7 +203,7 @@ def test_trick_panel_captain_and_variant_tag(asgi_server, browser, game_between,
     # The game over: her cards left are never usable, and say why.
     in_thread(drive, game, anyhow_without_tricks(rng), lambda state: state.finished, 2000)
     context, page, errors = open_page(browser, asgi_server, anna, game)
-    left = page.locator("#board > .trick-panel.me .trick-item")
+    left = page.locator("#board .trick-panels .trick-panel.me .trick-item")
     assert left.count() >= 1
     reasons = {left.nth(i).get_attribute("data-block") for i in range(left.count())}
     assert reasons <= {"game_over", "won_in_last_round"}
@@ -229,14 +230,14 @@ def test_forced_shanghai_and_the_total_score_button(asgi_server, browser, game_b
     assert page.locator('[data-action="shanghai"]').is_enabled()
     # the panel shows her trick cards, or (none yet, as in round 1) how one is won
     held = len(state.players[red].tricks)
-    panel = page.locator(".side.me .trick-panel.me")
+    panel = page.locator(".trick-panels .trick-panel.me")
     assert panel.locator(".trick-item.usable").count() == held
     assert ("No trick cards yet" in panel.inner_text()) == (held == 0)
     screenshot(page, "board-panel-forced-shanghai")
 
-    # The total score is the button: a hovering mouse opens the window…
+    # The total score beside each name is the button: a hovering mouse opens the window…
     window = page.locator("#overview-points")
-    total = page.locator('.score-table tfoot [data-trigger="points-me"]')
+    total = page.locator('.board-head [data-trigger="points-me"]')
     assert total.evaluate("b => b.tagName") == "BUTTON"
     assert total.inner_text() == str(board_total(page, "me"))
     assert window.is_hidden()
@@ -262,7 +263,7 @@ def test_forced_shanghai_and_the_total_score_button(asgi_server, browser, game_b
     page.keyboard.press("Space")  # a second press closes it again
     window.wait_for(state="hidden")
     # the opponent's total opens it too, and the focus goes back to that one
-    theirs = page.locator('.score-table tfoot [data-trigger="points-opponent"]')
+    theirs = page.locator('.board-head [data-trigger="points-opponent"]')
     theirs.focus()
     page.keyboard.press("Enter")
     window.wait_for(state="visible")
@@ -274,7 +275,7 @@ def test_forced_shanghai_and_the_total_score_button(asgi_server, browser, game_b
 
     # On a phone, a tap opens it; a tap on the window closes it.
     context, page, errors = open_page(browser, asgi_server, anna, game, PHONE)
-    total = page.locator('.score-table tfoot [data-trigger="points-me"]')
+    total = page.locator('.board-head [data-trigger="points-me"]')
     total.tap()
     window = page.locator("#overview-points")
     window.wait_for(state="visible")
@@ -285,6 +286,15 @@ def test_forced_shanghai_and_the_total_score_button(asgi_server, browser, game_b
     assert board(page)["turn"] == "me"
     assert errors == []
     context.close()
+
+
+def inside(inner, outer) -> bool:
+    return (
+        inner["x"] >= outer["x"]
+        and inner["y"] >= outer["y"]
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"]
+    )
 
 
 def board_total(page, side) -> int:
