@@ -6,7 +6,7 @@ import { BOARDS, UI, WORDS, buttons, enabled, gameOf, render } from "./fixtures.
 
 const {
   cardHtml, chatHtml, controlsHtml, extrasHtml, reportDialogHtml, resultHtml, roundEndHtml,
-  scoreTableHtml, showsRoundEnd, statusHtml, tavernHtml, trickPanelHtml,
+  scoreTableHtml, showsRoundEnd, statusHtml, tavernHtml, totalHtml, trickPanelHtml,
 } = render;
 
 const has = (view, pred) => view.legal.some(pred);
@@ -106,8 +106,12 @@ test("the score table shows both crews, what is to come and the totals", () => {
     assert.ok(html.includes(WORDS.nations[row.nation].name));
     assert.ok(html.includes(`${row.remaining_cards} / ${row.remaining_points}`));
   }
-  assert.ok(html.includes(`>${game.view.projected.me.total}</button>`));
-  assert.ok(html.includes(`>${game.view.projected.opponent.total}</button>`));
+  const { me, opponent } = game.view.projected;
+  assert.ok(html.includes(`<td class="me">${me.total}</td><td class="opponent">${opponent.total}</td>`));
+  // the game score beside each name opens the points window
+  assert.ok(totalHtml(game, "me", UI).includes(`data-overview="points"`));
+  assert.ok(totalHtml(game, "me", UI).includes(`>${me.total}</button>`));
+  assert.ok(totalHtml(game, "opponent", UI).includes(`>${opponent.total}</button>`));
   // a game over before anything was played has no table (the view's result.played)
   assert.equal(scoreTableHtml(gameOf("resigned_at_once"), UI), "");
   assert.notEqual(scoreTableHtml(gameOf("finished"), UI), "");
@@ -130,15 +134,15 @@ test("the final result tells each nation's outcome from the view", () => {
   const html = resultHtml(game);
   const nations = game.view.result.nations;
   const count = (outcome) => Object.values(nations).filter((c) => c.outcome === outcome).length;
-  const cells = html.match(/<td class="outcome">[\s\S]*?<\/td>/g);
-  assert.equal(cells.length, 8);
+  const cells = html.match(/<tr class="verdict-row"><td colspan="6">[\s\S]*?<\/td>/g);
+  assert.equal(cells.length, Object.keys(WORDS.nations).length);
   assert.equal(cells.filter((c) => c.includes(WORDS.result.equal)).length, count("tie"));
-  const nothing = cells.filter((c) => c === `<td class="outcome">${WORDS.result.nothing}</td>`).length;
+  const nothing = cells.filter((c) => c.endsWith(`>${WORDS.result.nothing}</td>`)).length;
   assert.equal(nothing, count("nobody"));
   // a changed outcome in the view changes the words, whatever the strengths
   const [nation] = Object.keys(nations);
   nations[nation] = { outcome: "tie", winner: null };
-  assert.ok(resultHtml(game).match(/<td class="outcome">[\s\S]*?<\/td>/g)[0].includes(WORDS.result.equal));
+  assert.ok(resultHtml(game).match(/<tr class="verdict-row">[\s\S]*?<\/tr>/g)[0].includes(WORDS.result.equal));
   assert.equal(resultHtml(gameOf("resigned_at_once")), "");
 });
 
