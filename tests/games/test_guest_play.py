@@ -99,6 +99,7 @@ def test_the_button_makes_a_guest_and_starts_a_casual_game_against_the_computer(
     page = client.get(f"/games/{game.pk}/")
     assert page.status_code == 200
     assert "Sign up to keep your games" in page.content.decode()
+    assert 'data-push-key=""' in page.content.decode()  # no offer of notifications
 
 
 def test_a_bad_level_is_refused_with_a_message_and_makes_no_guest(client):
