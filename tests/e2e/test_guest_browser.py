@@ -27,7 +27,7 @@ from .test_play_computer import the_bots, worker  # noqa: F401 (the worker fixtu
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-SIZES = {"laptop": (1366, 768), "phone": (390, 844)}
+SIZES = {"laptop": (1366, 768), "phone": (390, 844), "phone-de": (390, 844)}
 CLICKED_TURNS = 6  # turns played by clicking before the services play the rest
 BOT_ANSWERS_WITHIN_MS = 15000
 
@@ -42,6 +42,8 @@ def in_view(page, selector: str) -> bool:
 def test_the_home_page_shows_the_board_and_the_button_first(asgi_server, browser, screenshot, size):
     width, height = SIZES[size]
     context = browser.new_context(viewport={"width": width, "height": height})
+    if size.endswith("-de"):  # longer words: the same page in German
+        context.add_cookies([{"name": "django_language", "value": "de", "url": asgi_server}])
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
