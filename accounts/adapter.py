@@ -8,8 +8,11 @@ from allauth.account.app_settings import EmailVerificationMethod
 from allauth.account.stages import EmailVerificationStage
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import update_session_auth_hash
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
 from django.utils import translation
+from django.utils.translation import gettext
 
 
 class SignupConfirmationStage(EmailVerificationStage):
@@ -51,6 +54,35 @@ class AccountAdapter(DefaultAccountAdapter):
             messages.error(request, suspension_message(user))
             return redirect("account_login")
         return super().pre_login(request, user, **kwargs)
+
+    def clean_username(self, username: str, shallow: bool = False) -> str:
+        """allauth's checks, and names that look like a guest's are kept for guests."""
+        from .guest_accounts import GUEST_PREFIX, is_guest_name
+
+        if is_guest_name(username):
+            message = gettext("Names beginning with “%(prefix)s” are kept for guests.")
+            raise ValidationError(message % {"prefix": GUEST_PREFIX}, code="guest_name")
+        return super().clean_username(username, shallow=shallow)
+
+    def new_user(self, request):
+        """A guest who signs up becomes the account (accounts.guest_accounts): the same
+        row, read afresh, so that its games stay its own."""
+        user = getattr(request, "user", None)
+        if getattr(user, "is_guest", False):
+            from .models import User
+
+            return User.objects.get(pk=user.pk)
+        return super().new_user(request)
+
+    def save_user(self, request, user, form, commit=True):
+        was_guest = getattr(user, "is_guest", False)
+        if was_guest:
+            user.guest_until = None
+        user = super().save_user(request, user, form, commit=commit)
+        if was_guest and commit:
+            # the session that played as the guest stays logged in, now as the account
+            update_session_auth_hash(request, user)
+        return user
 
     def get_from_email(self):
         return settings.DEFAULT_FROM_EMAIL

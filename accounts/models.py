@@ -122,6 +122,18 @@ class User(AbstractUser):
     # with the time zone by ``save`` and moved on by the worker (games.notify.queue).
     digest_due_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    # A guest's account (accounts.guest_accounts): made for a visitor who plays the
+    # computer without signing up, and deleted with its games at this moment
+    # (games.services.guest_expiry), which each game and move of theirs puts off. None for
+    # every account signed up (a guest who signs up keeps the same row, this cleared).
+    guest_until = models.DateTimeField(
+        _("guest until"),
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("a guest's account, deleted at this moment unless used again"),
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):
@@ -151,6 +163,12 @@ class User(AbstractUser):
                 condition=models.Q(digest_due_at__isnull=False),
                 name="user_digest_due_idx",
             ),
+            # The guests' expiry reads only the guests whose time has come.
+            models.Index(
+                fields=["guest_until"],
+                condition=models.Q(guest_until__isnull=False),
+                name="user_guest_until_idx",
+            ),
         ]
 
     def save(self, *args, **kwargs):
@@ -170,6 +188,11 @@ class User(AbstractUser):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @property
+    def is_guest(self) -> bool:
+        """A visitor's account that plays the computer only (``guest_until``)."""
+        return self.guest_until is not None
 
     def email_confirmed(self) -> bool:
         """Whether ``email`` is an address this player confirmed through its link."""

@@ -12,6 +12,7 @@ from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.input import clean_text
 from shanghaien.lib.ratelimit import Limit
 
+from .guest_accounts import refuse_guest
 from .models import ApiToken, User, hash_token
 
 TOKENS_PER_HOUR = Limit("tokens", 10, 3600, _("At most 10 new tokens an hour."))
@@ -19,7 +20,8 @@ TOKENS_MAX = 20  # held at once by one player
 
 
 def do_issue_token(user, name) -> tuple[ApiToken, str]:
-    """A new token and its raw value (shown once); refused past the limits."""
+    """A new token and its raw value (shown once); refused past the limits, and to guests."""
+    refuse_guest(user, "token")
     name = clean_text(name, "name", max_length=ApiToken._meta.get_field("name").max_length)
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # the count below holds

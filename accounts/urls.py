@@ -9,6 +9,8 @@ urlpatterns = [
     # the log in is ours to answer a throttled attempt with 429, the set-up of an
     # authenticator app ours to count as using it.
     path("accounts/login/", views.LoginView.as_view(), name="account_login"),
+    # ours so that a guest can sign up too, keeping their games (accounts.guest_accounts)
+    path("accounts/signup/", views.SignupView.as_view(), name="account_signup"),
     path(
         "accounts/2fa/totp/activate/",
         views.ActivateTOTPView.as_view(),

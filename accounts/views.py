@@ -1,6 +1,7 @@
 from allauth.account import views as allauth_views
 from allauth.account.models import EmailAddress
 from allauth.core import ratelimit
+from allauth.decorators import rate_limit
 from allauth.mfa.totp import views as totp_views
 from django.conf import settings
 from django.contrib import messages
@@ -9,11 +10,14 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views import i18n
 from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
+from django.views.generic.edit import FormView
 
 from shanghaien.lib.errors import RateLimited, ServiceError
 from shanghaien.lib.ratelimit import try_again_in
@@ -38,6 +42,24 @@ class LoginView(allauth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.retry_after)
         return response
+
+
+class SignupView(allauth_views.SignupView):
+    """allauth's sign-up. A guest (accounts.guest_accounts) is logged in, which allauth's
+    page answers by sending them away: here a guest gets the form, and signing up turns
+    their own account into the new one (accounts.adapter), their games with it."""
+
+    def dispatch(self, request, *args, **kwargs):
+        if getattr(request.user, "is_guest", False):
+            return self.guest_dispatch(request, *args, **kwargs)
+        return super().dispatch(request, *args, **kwargs)
+
+    @method_decorator(rate_limit(action="signup"))
+    @method_decorator(sensitive_post_parameters("password1", "password2"))
+    @method_decorator(never_cache)
+    def guest_dispatch(self, request, *args, **kwargs):
+        # the form and its answers as allauth's, without its check of a logged-in visitor
+        return FormView.dispatch(self, request, *args, **kwargs)
 
 
 class ActivateTOTPView(totp_views.ActivateTOTPView):

@@ -31,8 +31,9 @@ def words(request):
 
 def push_key(request):
     """The key a logged-in player's browser subscribes to push notifications with
-    (static/js/push.js keeps its subscription current); "" when no push is sent."""
+    (static/js/push.js keeps its subscription current); "" when no push is sent, and to a
+    guest (accounts.guest_accounts), whose opponent, the computer, answers at once."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    return {"push_key": webpush.public_key}
+    return {"push_key": "" if user.is_guest else webpush.public_key}

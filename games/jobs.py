@@ -1,7 +1,7 @@
 """The worker's schedule: which job runs, and how often (``JOBS``, ``FAST_JOBS``):
 timeouts and reminders, the digests, sending the queued emails and push notifications
-(the notify slice's, ``games.notify``), the computer opponents' turns and the analysis of
-finished games.
+(the notify slice's, ``games.notify``), the computer opponents' turns, the analysis of
+finished games and the deletion of guests whose time is up.
 
 Every job is idempotent and safe on two workers at once: timeouts lock the game row,
 the outbox its rows (``games.notify.send``), the bots their turns. A worker asked to
@@ -22,7 +22,7 @@ from .bot_turns import BOT_TICK_SECONDS, play_bot_turns
 from .models import Game, WorkerHeartbeat
 from .notify.queue import queue_digests
 from .notify.send import send_notifications, send_pushes
-from .services import analysis, endings
+from .services import analysis, endings, guest_expiry
 from .worker_stop import stopping
 
 # The worker runs its jobs this often (run_worker --interval) and beats before each job.
@@ -101,6 +101,17 @@ def worker_heartbeat_age(now=None) -> float | None:
     return max(0.0, (now - newest).total_seconds())
 
 
+def expire_guests(now=None) -> int:
+    """Delete the guests whose time is up, with their games (services.guest_expiry): only
+    the due ones are read, on an index. The number deleted."""
+    deleted = 0
+    for user_id in guest_expiry.due_guests(now):
+        if stopping:
+            break
+        deleted += guest_expiry.do_expire_guest(user_id, now)
+    return deleted
+
+
 JOBS = {
     "deadlines": check_deadlines,
     "digests": queue_digests,
@@ -108,6 +119,7 @@ JOBS = {
     "pushes": send_pushes,
     "bots": play_bot_turns,
     "analysis": analyse_games,
+    "guests": expire_guests,
 }
 # Jobs that run more often than the worker's interval (seconds between two runs). The
 # worker's loop plays the bots' turns on a thread of its own, every

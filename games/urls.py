@@ -16,6 +16,7 @@ urlpatterns = [
     path("games/<int:pk>/replay/analysis/", views.replay_analysis, name="replay_analysis"),
     path("invitations/new/", views.invite, name="invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
+    path("play/now/", views.play_now, name="play_now"),
     path(
         "invitations/<int:pk>/<str:answer>/",
         views.answer_invitation,

@@ -6,21 +6,25 @@ import json
 import uuid
 from urllib.parse import urlencode
 
+from allauth.account.adapter import get_adapter
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts import guest_accounts
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_json
 from shanghaien.lib.responses import rate_limited_page
 
-from . import analysis_shown, history, queries
+from . import analysis_shown, history, queries, showcase
 from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
 from .live.reads import game_now
@@ -33,7 +37,14 @@ from .words import card_label, describe_command, nation_name
 
 def home(request):
     if not request.user.is_authenticated:
-        return render(request, "games/home.html")
+        context = {
+            # a real position, drawn by the board's renderers (static/js/home.js)
+            "board": showcase.board_json(),
+            "shown": showcase.summary(),
+        }
+        return render(request, "games/home.html", context)
+    if request.user.is_guest:
+        return guest_home(request)
     games = [game_summary(g, request.user) for g in queries.games_for(request.user)]
     # the server's seed for the player's next game, fixed before their seed is sent
     commitment = commitments.shown(request.user).commitment
@@ -51,6 +62,49 @@ def home(request):
     # the service worker keeps a copy of this page to show without a connection (sw.js)
     response["X-Offline-Copy"] = "lobby"
     return response
+
+
+def guest_home(request):
+    """A guest's lobby: their games, another game against the computer, and signing up."""
+    user = request.user
+    context = {
+        "games": [game_summary(g, user) for g in queries.games_for(user)],
+        "levels": ComputerGameForm.base_fields["level"].choices,
+        "active_max": guest_accounts.GUEST_ACTIVE_GAMES_MAX,
+    }
+    return render(request, "games/guest_home.html", context)
+
+
+@require_POST
+def play_now(request):
+    """The home page's "Play the computer now": a visitor becomes a guest
+    (accounts.guest_accounts; made at most so often from one address) and a casual game
+    against the computer opponent of the chosen level starts at once. A guest starts
+    another game the same way; a player signed up has the lobby's panel."""
+    user = request.user
+    if user.is_authenticated and not user.is_guest:
+        return redirect("home")
+    levels = dict(ComputerGameForm.base_fields["level"].choices)
+    level = request.POST.get("level") or "deckhand"
+    if level not in levels:
+        messages.error(request, _("Choose an opponent from the list."))
+        return redirect("home")
+    if not user.is_authenticated:
+        address = get_adapter(request).get_client_ip(request)
+        try:
+            user = guest_accounts.do_make_guest(address, translation.get_language() or "")
+        except RateLimited as error:
+            return rate_limited_page(request, error, reverse("account_signup"))
+        login(request, user)
+    bot = queries.bot_of_level(level)
+    try:
+        invitation = invitations.do_invite(user, to=bot.username, rated=False)
+    except RateLimited as error:
+        return rate_limited_page(request, error, reverse("home"))
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("home")
+    return redirect("game", pk=invitation.game_id)
 
 
 @login_required

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.guest_accounts import refuse_guest
 from accounts.models import SUSPENDED_FOR_GOOD as FOREVER
 from accounts.models import User
 from games.access import access_game
@@ -160,7 +161,9 @@ REPORTS = Limit("reports", 10, 3600, _("Too many reports in an hour; the moderat
 
 
 def do_report(user, reason, game_id=None, message_id=None) -> Report:
-    """A player reports a game or a chat message to the moderators."""
+    """A player reports a game or a chat message to the moderators (not a guest: it
+    plays only the computer, and a throwaway account is no one to answer)."""
+    refuse_guest(user, "report")
     if (game_id is None) == (message_id is None):
         raise BadRequest("bad_request", _("Report either a 'game' or a 'message'."))
     reason = _reason(reason)

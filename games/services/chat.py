@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
+from accounts.guest_accounts import refuse_guest
 from accounts.models import Block
 from shanghaien.lib.errors import Forbidden
 from shanghaien.lib.input import clean_text
@@ -21,6 +22,7 @@ def do_chat(game_id, user, text) -> ChatMessage:
     """A line of chat between the two players; stored as typed, escaped when shown."""
     text = clean_text(text, "text", max_length=CHAT_MAX, multiline=True, invalid="bad_message")
     seating = access_game(user, game_id, must_play=True)
+    refuse_guest(seating.players[seating.seat], "chat")  # read with the game: as it is now
     if any(player.is_bot for player in seating.players):
         raise Forbidden("bot_game", _("A game against the computer has no chat."))
     if Block.between(*seating.players):

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts import guest_accounts
 from shanghaien.lib import metrics
 from shanghaien.lib.errors import BadRequest, Conflict, Illegal, ServiceError
 from shanghaien.lib.input import is_client_id
@@ -65,7 +66,8 @@ def do_command(game_id, user, command, expected_version, client_id) -> Outcome:
     Four statements when all goes well: the game with its seats and players, locked; the
     events; the game; the command. A ``client_id`` is looked up only when the version is
     not the game's (a retry of an applied command always is: the command moved the game
-    on); the unique constraint on (game, client_id) catches every other reuse.
+    on); the unique constraint on (game, client_id) catches every other reuse. A guest's
+    move takes a fifth, which puts its account's expiry off (accounts.guest_accounts).
     """
     check_command_request(command, expected_version, client_id)
     try:
@@ -117,6 +119,7 @@ def _apply(game_id, user, command, expected_version, client_id) -> Outcome:
         game_log.keep_position(game, stream)
         game_log.save_game(game)
         game_log.record_command(game, seat, client_id, command)
+        guest_accounts.renew(seating.players[seat], now)  # a guest's move: it lives on
         if change.turn_began:
             notify.your_turn(game)
         if change.result_arrived:

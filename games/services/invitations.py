@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from accounts import guest_accounts
 from accounts.models import Block, User
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, RateLimited
@@ -99,7 +100,8 @@ def do_invite(
     fields = check_invitation(user, to, extra_wild, days_per_move, message, rated, client_seed)
     commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
-        _check_sender(user)
+        if _check_sender(user).is_guest:
+            _guest_terms(fields)
         # the commitment first: a stale one is refused without using up a limit
         fair = commitments.take(user, fields.pop("client_seed"), commitment)
         limits.starting(user, fields["to_user"])
@@ -114,14 +116,24 @@ def do_invite(
     return invitation
 
 
-def _check_sender(user) -> None:
+def _guest_terms(fields: dict) -> None:
+    """A guest (accounts.guest_accounts) invites only a computer opponent, to a casual
+    game; each game it starts keeps it for another ``GUEST_LIFETIME``."""
+    to_user = fields["to_user"]
+    if to_user is None or not to_user.is_bot:
+        raise Forbidden("guest", guest_accounts.REFUSALS["invite"])
+    fields["rated"] = False
+
+
+def _check_sender(user) -> User:
     """A player sends invitations only while not suspended, and has a few open at a time.
 
     Locks the sender's row (inside the caller's transaction), so that two invitations
     at once cannot both take the last place; the row is read afresh, as the user object
-    of a socket or a session may be older than a suspension.
+    of a socket or a session may be older than a suspension. Returns that row.
     """
-    if User.objects.select_for_update().get(pk=user.pk).is_suspended:
+    sender = User.objects.select_for_update().get(pk=user.pk)
+    if sender.is_suspended:
         raise Forbidden("suspended", _("Your account is suspended."))
     if Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count() >= (
         OPEN_INVITATIONS_MAX
@@ -132,6 +144,9 @@ def _check_sender(user) -> None:
             OPEN_INVITATIONS_MAX,
         )
         raise RateLimited(message % {"n": OPEN_INVITATIONS_MAX}, retry_after=3600)
+    if sender.is_guest:
+        guest_accounts.renew(sender)
+    return sender
 
 
 def _open_invitation(invitation_id) -> Invitation:
@@ -151,6 +166,7 @@ def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -
     shown to the player; required with a seed."""
     check_client_seed(client_seed)
     commitments.check_answer(client_seed, commitment)
+    guest_accounts.refuse_guest(user, "accept")  # a computer's offer is taken by the computer
     with transaction.atomic():
         invitation = _open_invitation(invitation_id)
         commitments.check_answer(client_seed, commitment, expected=invitation.fair_commitment)
@@ -251,7 +267,8 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
         opponent = seating.opponent
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
-        _check_sender(user)
+        if _check_sender(user).is_guest and not opponent.is_bot:
+            raise Forbidden("guest", guest_accounts.REFUSALS["invite"])
         fair = commitments.take(user, client_seed, commitment)
         limits.starting(user, opponent)
         invitation = Invitation.objects.create(

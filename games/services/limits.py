@@ -5,7 +5,8 @@
   hour. One to a person also counts in the invitations to that person a day (their lobby
   and mailbox are what that limit spares). One to a computer opponent starts a game at
   once: it counts instead in the computer games an hour, and is refused while the player
-  has ``COMPUTER_GAMES_ACTIVE_MAX`` games against the computer under way. The lobby's
+  has ``COMPUTER_GAMES_ACTIVE_MAX`` games against the computer under way (a guest:
+  ``accounts.guest_accounts.GUEST_ACTIVE_GAMES_MAX``). The lobby's
   form, ``/play/computer/``, ``POST /api/invitations/`` and the rematch (board and API)
   all come through here, by ``invitations.do_invite`` and ``invitations.do_rematch``.
 - ``analysis_begins(game)``: when the analysis of a game that just finished may begin.
@@ -29,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from accounts.guest_accounts import GUEST_ACTIVE_GAMES_MAX
 from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.ratelimit import Limit
 
@@ -78,6 +80,12 @@ def active_computer_games(user) -> int:
 
 def _check_active_computer_games(user) -> None:
     count = active_computer_games(user)
+    if getattr(user, "is_guest", False) and count >= GUEST_ACTIVE_GAMES_MAX:
+        message = _(
+            "As a guest you play one game at a time: finish or resign it first, or sign up "
+            "to play several."
+        )
+        raise RateLimited(message, ACTIVE_RETRY_SECONDS)
     if count >= COMPUTER_GAMES_ACTIVE_MAX:
         message = ngettext(
             "You have %(n)d game against the computer under way: finish it or resign it "

@@ -109,6 +109,29 @@ def setup_games(player, bernd) -> dict[str, Game]:
     return {"in play": in_play, "round end": round_end, "finished": finished}
 
 
+def check_guest(context, asgi_server, check) -> None:
+    """A guest's pages: the board against the computer, its lobby and its sign-up."""
+    from .test_play_computer import the_bots
+
+    in_thread(the_bots)
+    page = context.new_page()
+    page.goto(asgi_server + "/")
+    with page.expect_navigation():
+        page.locator(".play-now-button").click()
+    wait_until_live(page)
+    page.wait_for_selector(".controls")
+    check.page = page
+    check("guest, the board against the computer")
+    page.goto(asgi_server + "/")
+    check("guest, lobby")
+    page.goto(asgi_server + "/accounts/signup/")
+    check("guest, sign-up")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Log out").click()
+    page.close()
+    check.page = None
+
+
 # names no other test signs up with: the session's mailbox keeps every test's emails
 @pytest.mark.parametrize(
     ("device", "name"), [(DESKTOP, "ines"), (PHONE, "paula")], ids=["desktop", "phone"]
@@ -124,10 +147,13 @@ def test_no_serious_or_critical_violations_on_any_page(
     page.on("pageerror", lambda error: errors.append(str(error)))
 
     def check(what: str) -> None:
-        found[what] = [v for v in audit(page, axe_script) if v["impact"] in BLOCKING]
+        on = getattr(check, "page", None) or page
+        found[what] = [v for v in audit(on, axe_script) if v["impact"] in BLOCKING]
 
     page.goto(asgi_server + "/")
-    check("home")
+    page.wait_for_selector('#home-board[data-drawn="true"]')
+    check("home, with the board")
+    check_guest(context, asgi_server, check)
     page.goto(asgi_server + "/accounts/login/")
     check("log-in")
     page.goto(asgi_server + "/accounts/signup/")
