@@ -457,6 +457,7 @@ class GameView(Message):
     watching: bool
     players: Names
     bots: Bots
+    guest: bool
     outcome: str | None
     created_at: dt.datetime
     last_move_at: dt.datetime | None

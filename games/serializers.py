@@ -116,6 +116,8 @@ def game_json(seating: Seating, reads) -> dict:
         "watching": watching,
         "players": names,
         "bots": {"me": me.bot_level or None, "opponent": opponent.bot_level or None},
+        # a guest plays the computer only: no reports, chat or invitations (docs/operations.md)
+        "guest": not watching and me.is_guest,
         "outcome": outcome_sentence(result, names, watching, reads.note) if result else None,
         "created_at": game.created_at.isoformat(),
         "last_move_at": game.last_move_at.isoformat() if game.last_move_at else None,

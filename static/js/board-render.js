@@ -534,8 +534,11 @@ export function extrasHtml(game, ui = {}) {
   if (game.status === "finished") {
     parts.push(`<a class="button secondary" href="/games/${game.id}/replay/#analysis" data-analysis>${esc(t("extras.analysis"))}</a>`);
   }
-  parts.push(ui.reported?.game ? reportedHtml("game")
-    : `<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
+  // (a guest reports nothing: the server refuses it, so the board offers none)
+  if (!game.guest) {
+    parts.push(ui.reported?.game ? reportedHtml("game")
+      : `<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
+  }
   if (!game.bots?.opponent || ui.blocked) {  // a computer opponent sends nothing to block
     parts.push(`<button type="button" class="secondary" data-block>${
       ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);

@@ -100,6 +100,8 @@ def test_the_button_makes_a_guest_and_starts_a_casual_game_against_the_computer(
     assert page.status_code == 200
     assert "Sign up to keep your games" in page.content.decode()
     assert 'data-push-key=""' in page.content.decode()  # no offer of notifications
+    # the game JSON tells the board its viewer is a guest (no report button is drawn)
+    assert page.context["game"]["guest"] is True
 
 
 def test_a_bad_level_is_refused_with_a_message_and_makes_no_guest(client):
@@ -308,6 +310,7 @@ def test_signing_up_turns_the_guest_into_the_account_with_its_games(guest_client
     assert guest_client.get("/").status_code == 200
     assert f"/games/{game.pk}/" in guest_client.get("/games/finished/").content.decode()
     assert "Sign up to keep your games" not in guest_client.get("/").content.decode()
+    assert guest_client.get(f"/games/{game.pk}/").context["game"]["guest"] is False
     # the address is confirmed by its link, as every sign-up's
     address = EmailAddress.objects.get(user=player)
     assert not address.verified

@@ -199,3 +199,9 @@ test("a hostile name or message is text everywhere, never markup", () => {
     assert.ok(shown.includes("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"), name);
   }
 });
+
+test("a guest's board offers no report (the server refuses a guest's)", () => {
+  assert.ok(extrasHtml(gameOf("finished")).includes("data-report-game"));
+  assert.ok(!extrasHtml(gameOf("finished", { guest: true })).includes("data-report-game"));
+  assert.ok(!extrasHtml(gameOf("start", { guest: true })).includes("data-report-game"));
+});

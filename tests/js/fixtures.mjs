@@ -25,7 +25,7 @@ export function gameOf(name, changes = {}) {
   const view = structuredClone(BOARDS[name]);
   return {
     id: 7, version: 12, status: view.status, rated: true, ratings: null, watching: false,
-    players: { me: "anna", opponent: "bernd" }, bots: { me: null, opponent: null },
+    players: { me: "anna", opponent: "bernd" }, bots: { me: null, opponent: null }, guest: false,
     outcome: view.status === "finished" ? "Game over." : null, recent: [], since: null,
     clock: { deadline: null, extended: false, can_extend: false, away: {} },
     rematch: null, chat: [], fairness: null, view, ...changes,
