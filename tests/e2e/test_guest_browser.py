@@ -14,6 +14,7 @@ from games import rules
 from games.models import Game
 from games.services import commands
 
+from ..helpers.games import the_bots
 from .helpers import (
     PASSWORD,
     board,
@@ -23,7 +24,7 @@ from .helpers import (
     wait_until_live,
 )
 from .test_board import act
-from .test_play_computer import the_bots, worker  # noqa: F401 (the worker fixture)
+from .test_play_computer import worker  # noqa: F401 (the worker fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -3,7 +3,6 @@ computer" in the lobby and plays the whole game by clicking, while the bot answe
 a real worker process beside the server, each of its moves pushed to the board; then the
 bot takes a rematch at once."""
 
-import importlib
 import os
 import random
 import subprocess
@@ -11,12 +10,12 @@ import sys
 import time
 
 import pytest
-from django.apps import apps
 
 from games.models import Game
 
 from ..daphne import ROOT
 from ..helpers.databases import database_url
+from ..helpers.games import the_bots
 from ..helpers.processes import stop
 from .helpers import board, in_thread, sign_up, version, wait_for_version_above, wait_until_live
 from .test_board import act
@@ -61,12 +60,6 @@ def worker(asgi_server, django_db_blocker, tmp_path_factory):
         yield said
     finally:
         stop(process)
-
-
-def the_bots() -> None:
-    """The bots' accounts, as migrated (a browser test before this one flushed them)."""
-    migration = importlib.import_module("accounts.migrations.0010_bot_accounts")
-    migration.create_bots(apps, None)
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -27,7 +27,7 @@ from ratings.models import PlayerRating, RatingChange
 from shanghaien.lib.errors import Forbidden, RateLimited
 
 from ..helpers.communicators import communicator, session_cookie
-from ..helpers.games import assert_no_secrets, post
+from ..helpers.games import assert_no_secrets, post, the_bots
 from ..realtime.protocol import check
 
 User = get_user_model()
@@ -174,6 +174,7 @@ def test_a_guest_cannot_chat_by_the_service_or_the_api(guest_client):
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_guest_cannot_chat_over_the_socket():
+    await database_sync_to_async(the_bots)()
     guest = await database_sync_to_async(guest_accounts.do_make_guest)("203.0.113.8")
     bot = await database_sync_to_async(queries.bot_of_level)("deckhand")
     invitation = await database_sync_to_async(invitations.do_invite)(guest, to=bot.username)

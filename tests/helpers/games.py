@@ -123,3 +123,14 @@ def abort_as_before(game, seat: int | None = None):
             endings.rate(game, players)
     game.refresh_from_db()
     return game
+
+
+def the_bots() -> None:
+    """The computer opponents' accounts, as migrated: a transactional test before this one
+    flushed the database, and the rows that accounts migration 0010 made went with it."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("accounts.migrations.0010_bot_accounts")
+    migration.create_bots(apps, None)
