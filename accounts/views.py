@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views import i18n
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -147,7 +148,11 @@ def create_token(request):
     form = TokenForm(request.POST)
     if not form.is_valid():
         max_length = TokenForm.base_fields["name"].max_length
-        message = _("A token needs a name of at most %(max)d characters.") % {"max": max_length}
+        message = ngettext(
+            "A token needs a name of at most %(max)d character.",
+            "A token needs a name of at most %(max)d characters.",
+            max_length,
+        ) % {"max": max_length}
         messages.error(request, message)
         return back_to_settings("tokens")
     back = reverse("settings") + "#tokens"
