@@ -42,7 +42,8 @@ def test_every_page_links_the_settings_and_the_profile_in_the_header(clients, pa
     header = page[page.index('<header class="site-header">') : page.index("</header>")]
     assert '<a href="/settings/"' in header and ">Settings</a>" in header
     assert re.search(
-        r'<a href="/users/anna/" class="who"><span class="visually-hidden">Your profile: </span>',
+        r'<a href="/users/anna/" class="who" aria-label="Your profile: anna">'
+        r'<span class="player-name"',
         header,
     )
 
