@@ -182,7 +182,7 @@ class PreferencesForm(ChoicesForm):
             self.fields["time_zone"].widget.attrs["data-zone-unchosen"] = ""
 
     def channels(self):
-        """The table of the profile: each kind with a ``title``, with its email and push
+        """The table of the settings page: each kind with a ``title``, with its email and push
         boxes (None where it has no such channel)."""
         rows = []
         for kind in kinds.KINDS:
