@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from shanghaien.lib import webpush
 from shanghaien.lib.errors import BadRequest, Conflict, NotFound
@@ -62,7 +62,11 @@ def do_subscribe(user: User, endpoint, p256dh, auth, user_agent: str = "") -> Pu
         if not mine and user.push_subscriptions.count() >= DEVICES_MAX:
             raise Conflict(
                 "too_many_devices",
-                _("Notifications are on for %(n)d devices already: remove one first.")
+                ngettext(
+                    "Notifications are on for %(n)d device already: remove it first.",
+                    "Notifications are on for %(n)d devices already: remove one first.",
+                    DEVICES_MAX,
+                )
                 % {"n": DEVICES_MAX},
             )
         if existing is None:

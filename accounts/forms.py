@@ -1,15 +1,22 @@
+import contextlib
+import datetime as dt
+import functools
+import zoneinfo
+from importlib import resources
+from pathlib import Path
+
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import try_again_in
 
-from .models import SUSPENDED_FOR_GOOD, User, time_zones
+from .models import SUSPENDED_FOR_GOOD, User, time_zones, validate_time_zone
 from .throttle import wait_for
 
 
@@ -53,8 +60,123 @@ def suspension_message(user: User) -> str:
     }
 
 
-def time_zone_choices():
-    return [(name, name.replace("_", " ")) for name in sorted(time_zones())]
+# -- the time-zone picker ------------------------------------------------------------------
+# The IANA regions a place's zone is named in; the other names (Etc/GMT+1, Factory, US/…,
+# GMT+0, CET …) are for machines and old configurations, not for a player to choose from.
+REGIONS = {
+    "Africa": pgettext_lazy("time zone region", "Africa"),
+    "America": pgettext_lazy("time zone region", "America"),
+    "Antarctica": pgettext_lazy("time zone region", "Antarctica"),
+    "Arctic": pgettext_lazy("time zone region", "Arctic"),
+    "Asia": pgettext_lazy("time zone region", "Asia"),
+    "Atlantic": pgettext_lazy("time zone region", "Atlantic"),
+    "Australia": pgettext_lazy("time zone region", "Australia"),
+    "Europe": pgettext_lazy("time zone region", "Europe"),
+    "Indian": pgettext_lazy("time zone region", "Indian Ocean"),
+    "Pacific": pgettext_lazy("time zone region", "Pacific"),
+}
+# Offered first, after the player's own: where most players of the site live.
+COMMON_ZONES = (
+    "Europe/Berlin",
+    "Europe/Vienna",
+    "Europe/Zurich",
+    "Europe/Paris",
+    "Europe/Rome",
+    "Europe/London",
+    "America/New_York",
+    "America/Los_Angeles",
+    "UTC",
+)
+
+
+def _zone_table() -> str:
+    """The text of ``zone.tab``: the zones of places, one or more a country
+    (the system's tz database, else the tzdata package's); "" where neither has one."""
+    for folder in zoneinfo.TZPATH:
+        with contextlib.suppress(OSError):
+            return (Path(folder) / "zone.tab").read_text(encoding="utf-8")
+    with contextlib.suppress(ModuleNotFoundError, OSError):
+        return resources.files("tzdata.zoneinfo").joinpath("zone.tab").read_text("utf-8")
+    return ""
+
+
+@functools.cache
+def place_zones() -> frozenset[str]:
+    """The zones a player may be offered: those ``zone.tab`` names for a place (no
+    ``Etc/…``, no ``Factory``, no old alias such as ``US/Eastern`` or
+    ``America/Buenos_Aires``), in one of the ``REGIONS``, known to this machine. Without
+    a ``zone.tab``, every known zone of those regions."""
+    known = time_zones()
+    listed = {
+        line.split("\t")[2]
+        for line in _zone_table().splitlines()
+        if line and not line.startswith("#") and line.count("\t") >= 2
+    }
+    names = (listed & known) or known
+    return frozenset(name for name in names if name.split("/", 1)[0] in REGIONS)
+
+
+def utc_offset(name: str, now=None) -> str:
+    """The zone's offset from UTC now, as "UTC+01:00"."""
+    now = now or timezone.now()
+    offset = now.astimezone(zoneinfo.ZoneInfo(name)).utcoffset() or dt.timedelta(0)
+    minutes = round(offset.total_seconds() / 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def zone_label(name: str, now=None) -> str:
+    """ "Europe — Berlin (UTC+01:00)"; "Argentina / Buenos Aires" under America; a name
+    outside the regions (UTC, an old alias a player kept) as it is."""
+    region, _slash, place = name.partition("/")
+    offset = utc_offset(name, now)
+    if region in REGIONS and place:
+        city = place.replace("_", " ").replace("/", " / ")
+        return gettext("%(region)s — %(city)s (%(offset)s)") % {
+            "region": REGIONS[region],
+            "city": city,
+            "offset": offset,
+        }
+    if name == "UTC":
+        return gettext("Universal time (%(offset)s)") % {"offset": offset}
+    return f"{name.replace('_', ' ')} ({offset})"
+
+
+def time_zone_choices(current: str = "", now=None) -> list:
+    """The picker's choices: first the player's zone and the ``COMMON_ZONES``, then every
+    place's zone grouped by region, each group in the order of its cities' names."""
+    now = now or timezone.now()
+    places = place_zones()
+    first = [name for name in dict.fromkeys([current, *COMMON_ZONES]) if name in time_zones()]
+    groups = {}
+    for name in places:
+        groups.setdefault(name.split("/", 1)[0], []).append(name)
+    choices = [(gettext("Common time zones"), [(name, zone_label(name, now)) for name in first])]
+    for region in sorted(groups, key=lambda r: str(REGIONS[r])):
+        names = sorted(groups[region], key=lambda n: n.split("/", 1)[1])
+        choices.append((str(REGIONS[region]), [(n, zone_label(n, now)) for n in names]))
+    return choices
+
+
+class TimeZoneField(forms.ChoiceField):
+    """The picker: offers ``time_zone_choices``, accepts any zone the account accepts
+    (``accounts.models.validate_time_zone``: also an old name kept from before)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("choices", time_zone_choices)
+        super().__init__(**kwargs)
+
+    def valid_value(self, value):
+        return value in time_zones()
+
+    def validate(self, value):
+        if value in self.empty_values:
+            super().validate(value)  # required: Django's own words
+        validate_time_zone(value)  # the account's words for any other refusal
+
+    def offer(self, current: str) -> None:
+        """The choices with ``current`` (the player's zone) first."""
+        self.choices = time_zone_choices(current)
 
 
 class SignupForm(AllauthSignupForm):

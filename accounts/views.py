@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views import i18n
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
@@ -84,6 +85,12 @@ _ACTIONS = {
     "account_email": "manage_email",
     "account_reauthenticate": "reauthenticate",
 }
+
+
+def back_to_settings(section: str) -> HttpResponseRedirect:
+    """Back to the section of the settings page (games.settings_page, by its URL's name)
+    whose form was sent."""
+    return HttpResponseRedirect(reverse("settings") + "#" + section)
 
 
 def too_many_requests(request):
@@ -163,10 +170,14 @@ def create_token(request):
     form = TokenForm(request.POST)
     if not form.is_valid():
         max_length = TokenForm.base_fields["name"].max_length
-        message = _("A token needs a name of at most %(max)d characters.") % {"max": max_length}
+        message = ngettext(
+            "A token needs a name of at most %(max)d character.",
+            "A token needs a name of at most %(max)d characters.",
+            max_length,
+        ) % {"max": max_length}
         messages.error(request, message)
-        return redirect("profile", username=request.user.username)
-    back = reverse("profile", args=[request.user.username])
+        return back_to_settings("tokens")
+    back = reverse("settings") + "#tokens"
     try:
         token, raw = do_issue_token(request.user, form.cleaned_data["name"])
     except RateLimited as error:
@@ -183,20 +194,20 @@ def revoke_token(request, pk):
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token.delete()
     messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
-    return redirect("profile", username=request.user.username)
+    return back_to_settings("tokens")
 
 
 @login_required
 @require_POST
 def remove_device(request, pk):
-    """The profile's button beside a device: no more notifications there."""
+    """The settings page's button beside a device: no more notifications there."""
     try:
         do_remove_device(request.user, pk)
     except ServiceError as error:
         messages.error(request, error.message)
     else:
         messages.success(request, _("That device no longer receives notifications."))
-    return redirect(reverse("profile", args=[request.user.username]) + "#devices")
+    return back_to_settings("devices")
 
 
 @login_required
@@ -241,7 +252,7 @@ def declare_holiday(request):
         else:
             message = _("Holiday declared: your deadlines pause while you are away.")
             messages.success(request, message)
-    return redirect("profile", username=request.user.username)
+    return back_to_settings("holidays")
 
 
 @login_required
@@ -251,4 +262,4 @@ def cancel_holiday(request, pk):
         do_cancel_holiday(request.user, pk)
     except ServiceError as error:
         messages.error(request, error.message)
-    return redirect("profile", username=request.user.username)
+    return back_to_settings("holidays")

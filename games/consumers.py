@@ -13,6 +13,7 @@ from collections import Counter, deque
 
 from channels.layers import InMemoryChannelLayer
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from pydantic import ValidationError
 
 from shanghaien.lib import metrics
@@ -276,7 +277,14 @@ class GameConsumer(JsonProtocolConsumer):
         client_id = content.get("client_id")
         if self._rate_limited():
             return await self.send_rate_limited(
-                _("At most %(n)d commands a second.") % {"n": COMMANDS_PER_SECOND}, 1.0, client_id
+                ngettext(
+                    "At most %(n)d command a second.",
+                    "At most %(n)d commands a second.",
+                    COMMANDS_PER_SECOND,
+                )
+                % {"n": COMMANDS_PER_SECOND},
+                1.0,
+                client_id,
             )
         if self.seat is None:
             return await self.send_error(

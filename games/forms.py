@@ -26,7 +26,20 @@ def commitment_field():
     return forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 
-class InvitationForm(forms.Form):
+class LobbyForm(forms.Form):
+    """A form of the lobby (templates/games/_lobby_form.html): the ``advanced`` fields
+    (the seed for the dice) folded away in a ``<details>`` with a line saying what they
+    are for."""
+
+    advanced = ("client_seed",)
+    id_prefix = "id"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", self.id_prefix + "_%s")  # unique ids on one page
+        super().__init__(*args, **kwargs)
+
+
+class InvitationForm(LobbyForm):
     to = forms.CharField(
         label=_("Invite"),
         required=False,
@@ -48,8 +61,10 @@ class InvitationForm(forms.Form):
     commitment = commitment_field()
 
 
-class ComputerGameForm(forms.Form):
+class ComputerGameForm(LobbyForm):
     """A game against a computer opponent: rated, started at once."""
+
+    id_prefix = "computer"
 
     level = forms.ChoiceField(
         label=_("Opponent"),

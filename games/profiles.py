@@ -1,4 +1,4 @@
-"""A player's page: their record, games and rating, and for themselves their settings."""
+"""A player's page: their record, games and rating (their settings: ``settings_page``)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,9 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
-from accounts.devices import device_name
-from accounts.forms import HolidayForm, TokenForm
 from accounts.models import User
 from ratings.queries import profile_rating
 
-from .notify.preferences import PreferencesForm
 from .notify.send import email_undeliverable
 from .queries import games_for, record_of
 from .serializers import game_summary
@@ -30,20 +27,6 @@ def profile(request, username):
     if request.user.is_authenticated and not own:
         context["blocked"] = blocks(request.user, person)
     if own:
-        context["preferences"] = PreferencesForm(instance=person)
         context["email_banner"] = email_banner(person)
         context["email_undeliverable"] = email_undeliverable(person)
-        context["tokens"] = person.api_tokens.all()
-        context["token_form"] = TokenForm()
-        context["holidays"] = person.holidays.all()
-        context["holiday_form"] = HolidayForm()
-        context["devices"] = [
-            {
-                "id": d.pk,
-                "name": device_name(d.user_agent),
-                "created_at": d.created_at,
-                "last_success_at": d.last_success_at,
-            }
-            for d in person.push_subscriptions.all()
-        ]
     return render(request, "accounts/profile.html", context)

@@ -324,6 +324,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
+if EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":  # noqa: F821
+    # Django's, each email under a framed summary with its links (make run's console)
+    EMAIL_BACKEND = "shanghaien.lib.console_mail.EmailBackend"
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Shanghaien <noreply@localhost>")
 # Where the site lives, for links in emails.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")

@@ -129,7 +129,11 @@ def sign_up(base: str, console: Console, name: str) -> Visitor:
         },
     )
     assert status == 200, page
-    link = console.wait_for(rf"To: {name}@example\.com.*?(/accounts/confirm-email/[^/\s]+/)")
+    # the framed summary above the email: its recipient, then the link to confirm first
+    link = console.wait_for(
+        rf"#### EMAIL #+\n## To: +{name}@example\.com\n## Subject: [^\n]+\n## Links:\n"
+        r"##   https?://[^/\s]+(/accounts/confirm-email/[^/\s]+/)\n"
+    )
     status, page = visitor.submit(link.group(1), {})
     assert status == 200, page
     return visitor
@@ -280,6 +284,23 @@ def test_make_run_prints_the_emails_with_links_to_its_port_and_stops_on_ctrl_c(m
     for link in links:
         assert link == base or link.startswith(base + "/"), f"{link} does not point at {base}"
     # Ctrl-C: the terminal signals the whole job; the server and the worker both stop
+    os.killpg(process.pid, signal.SIGINT)
+    wait_for_the_group_to_end(process, console)
+
+
+def test_make_run_prints_no_line_for_a_worker_round_that_did_nothing(make_run):
+    base, console, process = make_run
+    # the worker's one line as it starts, then its rounds (every 3 s) in silence
+    started = console.wait_for(r"worker \S+ \(pid \d+\) running [^\n]*every 3 s\n")
+    time.sleep(10)  # three rounds, some thirty of the fast jobs
+    after = console.text()[started.end() :]
+    jobs = ("deadlines", "digests", "notifications", "pushes", "bots", "analysis")
+    said = [
+        line
+        for line in after.splitlines()
+        if re.search(rf"games\.worker ({'|'.join(jobs)}):", line)
+    ]
+    assert not said, after[-4000:]
     os.killpg(process.pid, signal.SIGINT)
     wait_for_the_group_to_end(process, console)
 

@@ -4,7 +4,7 @@ words, and the delivery.
 - ``kinds``: the table of the kinds of notification, the one place a kind is declared;
   everything below is derived from it;
 - ``preferences``: each player's choices (stored on their account, which keeps them
-  as opaque data), ``wants``, the unsubscribe links and the profile's form;
+  as opaque data), ``wants``, the unsubscribe links and the settings page's form;
 - ``queue``: what the services call when something happens: it writes the outbox rows
   (``models.Notification``) the player's choices ask for;
 - ``mail`` and ``push``: the words of an email and of a push notification, one

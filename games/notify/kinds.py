@@ -41,7 +41,7 @@ class Kind:
     compose: str  # the function of mail.py / push.py that writes it
     email: Choice | None = None
     push: Choice | None = None
-    # Its row in the profile's table, with a box per channel; None: a box of its own
+    # Its row in the settings page's table, with a box per channel; None: a box of its own
     # under the table (the digest, which no event starts).
     title: str | Promise | None = None
     # The kinds whose emails it stands in for while the player chooses it: none of

@@ -158,16 +158,27 @@ def open_invitation(notification) -> Invitation | None:
 def _about_the_turn(notification, user, game: Game) -> Email:
     if passed := turn_passed(notification, user, game):
         return passed
-    names = {"opponent": seating(game, user).opponent.username}
+    seats = seating(game, user)
+    names = {"opponent": seats.opponent.username}
     names["when"] = local_moment(effective_deadline(game))
     names["url"] = _game_url(game.pk)
     if notification.kind == "turn":
-        return (
-            _("Your turn against %(opponent)s") % names,
-            _("%(opponent)s has moved. Your move, by %(when)s:\n%(url)s\n") % names,
-        )
+        return _("Your turn against %(opponent)s") % names, _turn_body(game, seats.seat) % names
     return (
         _("Reminder: your move against %(opponent)s") % names,
         _("A fifth of your time is left: move by %(when)s, or the game is lost on time.\n%(url)s\n")
         % names,
     )
+
+
+def _turn_body(game: Game, seat: int | None) -> str:
+    """What a turn email says happened: the game's first turn (``turn_number`` 1: the
+    game began, nobody has moved) follows an accepted invitation, the inviter's seat 0
+    (games.services.invitations); any later one, a move."""
+    if game.turn_number == 1 and seat == 0:
+        return _("%(opponent)s accepted your invitation. You move first, by %(when)s:\n%(url)s\n")
+    if game.turn_number == 1:
+        return _(
+            "Your game against %(opponent)s has begun. You move first, by %(when)s:\n%(url)s\n"
+        )
+    return _("%(opponent)s has moved. Your move, by %(when)s:\n%(url)s\n")

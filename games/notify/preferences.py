@@ -14,7 +14,7 @@ from django import forms
 from django.core import signing
 from django.utils.translation import gettext_lazy as _
 
-from accounts.forms import time_zone_choices
+from accounts.forms import TimeZoneField
 from accounts.models import User
 
 from . import kinds
@@ -127,7 +127,7 @@ def unsubscribe(user, kind: kinds.Kind) -> None:
     choose(user, **{other.email.field: False for other in off if other and other.email})
 
 
-# -- the form: the profile's, and the admin's ---------------------------------------------
+# -- the form: the settings page's, and the admin's ------------------------------------------
 
 
 def choice_fields() -> dict[str, forms.BooleanField]:
@@ -166,14 +166,23 @@ class PreferencesForm(ChoicesForm):
     of their pages and emails. The address itself changes on the email page, where a new
     one replaces the old only once it is confirmed."""
 
-    time_zone = forms.TypedChoiceField(label=_("time zone"), choices=time_zone_choices)
+    time_zone = TimeZoneField(label=_("time zone"))
 
     class Meta:
         model = User
         fields = ("language", "time_zone")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the player's own zone first; the page's script preselects the browser's zone
+        # for a player still at the default (static/js/timezone.js)
+        self.fields["time_zone"].offer(self.instance.time_zone)
+        self.fields["time_zone"].widget.attrs["data-browser-zone"] = ""
+        if self.instance.time_zone == User._meta.get_field("time_zone").default:
+            self.fields["time_zone"].widget.attrs["data-zone-unchosen"] = ""
+
     def channels(self):
-        """The table of the profile: each kind with a ``title``, with its email and push
+        """The table of the settings page: each kind with a ``title``, with its email and push
         boxes (None where it has no such channel)."""
         rows = []
         for kind in kinds.KINDS:

@@ -13,7 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from accounts.models import User
 
@@ -22,16 +22,22 @@ from .preferences import PreferencesForm
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def preferences_page(request):
-    """The profile's preferences form: notifications, language, time zone."""
-    form = PreferencesForm(request.POST, instance=request.user)
+    """The settings page's form: notifications, language, time zone. Any error saves
+    nothing and says what was wrong. A GET (this address was once a page of its own,
+    and bookmarks keep it) goes to the settings page."""
+    settings_page = reverse("settings")
+    if request.method != "POST":
+        return redirect(settings_page + "#notifications")
+    form = PreferencesForm(request.POST, instance=User.objects.get(pk=request.user.pk))
     if form.is_valid():
         form.save()
         messages.success(request, _("Preferences saved."))
-    else:
-        messages.error(request, _("Not saved: %(errors)s") % {"errors": form.errors.as_text()})
-    return redirect("profile", username=request.user.username)
+        return redirect(settings_page + "#notifications")
+    errors = "; ".join(str(e) for field in form.errors.values() for e in field)
+    messages.error(request, _("Not saved: %(errors)s") % {"errors": errors})
+    return redirect(settings_page + "#language" if "time_zone" in form.errors else settings_page)
 
 
 @never_cache
@@ -52,9 +58,9 @@ def unsubscribe(request, token):
         return render(request, "accounts/unsubscribe.html", {"gone": True}, status=404)
     if request.method == "POST":
         preferences.unsubscribe(user, kind)
-    profile = reverse("profile", args=[user.username]) + "#preferences"
+    profile = reverse("settings") + "#notifications"
     if request.user.pk != user.pk:
-        profile = reverse("account_login") + "?next=" + quote(profile)  # then the profile
+        profile = reverse("account_login") + "?next=" + quote(profile)  # then the settings
     context = {
         "kind": kind.name,
         "done": request.method == "POST",

@@ -32,8 +32,13 @@ OPEN_INVITATIONS_MAX = 10  # open at any time, per sender
 def check_client_seed(seed) -> str:
     """A player's seed for the dice: 1–64 printable ASCII characters, or "" (none)."""
     if not fairness.valid_client_seed(seed):
-        message = _("'client_seed' is at most %(n)d printable ASCII characters.")
-        raise BadRequest("bad_client_seed", message % {"n": fairness.CLIENT_SEED_MAX})
+        n = fairness.CLIENT_SEED_MAX
+        message = ngettext(
+            "'client_seed' is at most %(n)d printable ASCII character.",
+            "'client_seed' is at most %(n)d printable ASCII characters.",
+            n,
+        )
+        raise BadRequest("bad_client_seed", message % {"n": n})
     return seed
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 
 class ServiceError(Exception):
@@ -51,7 +51,13 @@ class TooLarge(ServiceError):
 
     def __init__(self, limit: int):
         super().__init__(
-            "too_large", _("The body is larger than %(limit)d bytes.") % {"limit": limit}
+            "too_large",
+            ngettext(
+                "The body is larger than %(limit)d byte.",
+                "The body is larger than %(limit)d bytes.",
+                limit,
+            )
+            % {"limit": limit},
         )
 
 

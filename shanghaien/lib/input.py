@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from ninja.parser import Parser
 
 from .errors import BadRequest, TooLarge
@@ -69,7 +70,11 @@ def parse_json(raw: bytes | str) -> Any:
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise BadRequest("malformed_json", _("The body is not valid JSON.")) from None
     if json_depth(data) > MAX_JSON_DEPTH:
-        message = _("JSON nested more than %(depth)d levels deep is refused.")
+        message = ngettext(
+            "JSON nested more than %(depth)d level deep is refused.",
+            "JSON nested more than %(depth)d levels deep is refused.",
+            MAX_JSON_DEPTH,
+        )
         raise BadRequest("malformed_json", message % {"depth": MAX_JSON_DEPTH})
     return data
 
@@ -138,7 +143,12 @@ def clean_text(
     if len(text) > max_length:
         raise BadRequest(
             too_long,
-            _("'%(field)s' has at most %(max)d characters.") % {"field": field, "max": max_length},
+            ngettext(
+                "'%(field)s' has at most %(max)d character.",
+                "'%(field)s' has at most %(max)d characters.",
+                max_length,
+            )
+            % {"field": field, "max": max_length},
         )
     return text
 

@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .errors import TooLarge
 
@@ -18,7 +19,11 @@ FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 def too_large(request, limit: int) -> HttpResponse:
     if request.path.startswith("/api/"):
         return JsonResponse(TooLarge(limit).to_json(), status=413)
-    text = _("The request is larger than %(limit)d bytes.") % {"limit": limit}
+    text = ngettext(
+        "The request is larger than %(limit)d byte.",
+        "The request is larger than %(limit)d bytes.",
+        limit,
+    ) % {"limit": limit}
     return HttpResponse(text, status=413, content_type="text/plain; charset=utf-8")
 
 

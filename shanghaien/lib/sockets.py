@@ -25,7 +25,7 @@ from django.core.cache import cache
 from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import trans_real
+from django.utils.translation import ngettext, trans_real
 
 from .errors import ServiceError
 from .input import parse_json
@@ -227,7 +227,9 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         if text_data is None:
             return await self.send_error("bad_frame", _("Send text frames of JSON."))
         if len(text_data) > MAX_FRAME or len(text_data.encode(errors="replace")) > MAX_FRAME:
-            message = _("Frames are at most %(n)d bytes.") % {"n": MAX_FRAME}
+            message = ngettext(
+                "Frames are at most %(n)d byte.", "Frames are at most %(n)d bytes.", MAX_FRAME
+            ) % {"n": MAX_FRAME}
             return await self.send_error("too_large", message)
         try:
             content = parse_json(text_data)

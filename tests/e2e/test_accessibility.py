@@ -169,6 +169,10 @@ def test_no_serious_or_critical_violations_on_any_page(
     page.goto(asgi_server + "/")
     page.wait_for_selector("main")
     check("lobby")
+    screenshot(page, f"lobby-{name}")
+    page.locator("details.advanced").first.locator("summary").click()
+    check("lobby, the seed for the dice unfolded")
+    screenshot(page, f"lobby-seed-unfolded-{name}")
 
     for state, game in games.items():
         page.goto(f"{asgi_server}/games/{game.pk}/")
@@ -203,6 +207,10 @@ def test_no_serious_or_critical_violations_on_any_page(
     check("rules")
     page.goto(f"{asgi_server}/users/{name}/")
     check("profile, one's own")
+    page.goto(asgi_server + "/settings/")
+    page.wait_for_selector("#devices .push-state:not([data-push-state='unknown'])")
+    check("settings")
+    screenshot(page, f"settings-{name}")
     page.goto(asgi_server + "/users/bernd/")
     check("profile, another player's")
     page.goto(asgi_server + "/ranking/")

@@ -161,16 +161,17 @@ def test_long_names_fit_every_page_on_a_phone(
         ("finished games", "/games/finished/"),
         ("own profile", f"/users/{anna.username}/"),
         ("opponent's profile", f"/users/{bernd.username}/"),
+        ("settings", "/settings/"),
         ("ranking", "/ranking/"),
     ]:
         page.goto(asgi_server + path)
         widths[where] = check(page, where, problems)["scroll"]
         if where == "lobby" and width == 360:
             screenshot(page, "long-name-lobby-phone")
-    # the preferences, on the player's own profile: saved, and the page they come back to
-    page.goto(f"{asgi_server}/users/{anna.username}/")
+    # the preferences, on the settings page: saved, and the page they come back to
+    page.goto(f"{asgi_server}/settings/")
     with page.expect_navigation():
-        page.locator("#preferences form").evaluate("form => form.requestSubmit()")
+        page.locator("form#preferences").evaluate("form => form.requestSubmit()")
     assert page.locator(".messages").count() == 1
     widths["preferences saved"] = check(page, "preferences saved", problems)["scroll"]
 

@@ -27,7 +27,7 @@ def test_a_new_player_is_emailed_and_unsubscribes_in_one_tap(
     page = context.new_page()
     address = sign_up(page, asgi_server, "nora")
     nora = in_thread(django_user_model.objects.get, username="nora")
-    page.goto(f"{asgi_server}/users/nora/")
+    page.goto(f"{asgi_server}/settings/")
     for name in ("email_on_turn", "email_invitations"):
         assert page.is_checked(f"input[name={name}]"), name  # nothing to do to be told
 

@@ -1,5 +1,5 @@
 """Push notifications in Chromium: the offer after a first move (never on opening a
-page), turning them off and on again from the profile, and the worker's "your turn" push,
+page), turning them off and on again from the settings page, and the worker's "your turn" push,
 which the test's own push service receives and decrypts.
 
 Chromium's push service is Google's, out of reach here: the page's PushManager hands out
@@ -180,8 +180,8 @@ def test_a_player_turns_push_on_and_the_worker_delivers_your_turn(
     )
     assert shown_again is True  # answered once on this device: never again
 
-    # The profile says so, lists the device, and turns it off and on again.
-    page.goto(f"{debug_server}/users/nora/#devices")
+    # The settings page says so, lists the device, and turns it off and on again.
+    page.goto(f"{debug_server}/settings/#devices")
     state = page.locator(".push-state")
     page.wait_for_selector('.push-state[data-push-state="on"]')
     assert "This browser receives your notifications." in state.inner_text()

@@ -172,6 +172,59 @@ def test_the_loop_rides_out_a_database_outage(monkeypatch, caplog):
     assert WorkerHeartbeat.objects.filter(name="w").exists()
 
 
+@pytest.mark.django_db
+def test_the_loop_writes_only_the_rounds_that_did_something(monkeypatch, caplog):
+    found = iter([0, {"timeouts": 0, "reminders": 0}, 2, {"timeouts": 1, "reminders": 0}, 0])
+
+    def job():
+        return next(found)
+
+    sleeps = []
+    monkeypatch.setattr(run_worker.Stop, "sleep", stop_on_the_sleep_number(5, sleeps))
+    monkeypatch.setitem(jobs.JOBS, "probe", job)
+    caplog.set_level(logging.INFO, "games.worker")
+    call_command("run_worker", "--job", "probe", "--name", "w")
+    assert len(sleeps) == 5  # five rounds
+    assert [line for line in job_lines(caplog) if line[1] == "probe"] == [
+        (logging.INFO, "probe", 2),
+        (logging.INFO, "probe", {"timeouts": 1, "reminders": 0}),
+    ]
+    messages = [r.getMessage() for r in caplog.records if r.name == "games.worker"]
+    assert any(m.startswith("worker w (pid ") for m in messages)  # the one line at start
+    assert not any("nothing to do" in m for m in messages)  # not within IDLE_LINE_SECONDS
+
+
+@pytest.mark.django_db
+def test_an_idle_loop_says_it_runs_at_most_every_few_minutes(monkeypatch, caplog):
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(run_worker.time, "monotonic", lambda: clock["now"])
+
+    def later(seconds):
+        clock["now"] += 60  # each round a minute later
+
+    sleeps = []
+    monkeypatch.setattr(run_worker.Stop, "sleep", stop_on_the_sleep_number(25, sleeps, later))
+    monkeypatch.setitem(jobs.JOBS, "probe", lambda: 0)
+    caplog.set_level(logging.INFO, "games.worker")
+    call_command("run_worker", "--job", "probe", "--name", "w")
+    idle = [r.getMessage() for r in caplog.records if "nothing to do" in r.getMessage()]
+    # 25 rounds a minute apart: a line after 10 minutes (rounds 0 to 10), one 10 later
+    assert idle == [
+        "worker w running: nothing to do in 11 rounds (10 min)",
+        "worker w running: nothing to do in 10 rounds (10 min)",
+    ]
+    assert not [line for line in job_lines(caplog) if line[1] == "probe"]
+
+
+@pytest.mark.parametrize(
+    ("result", "did"),
+    [(0, False), (3, True), ({"a": 0, "b": 0}, False), ({"a": 0, "b": 1}, True), ("", False)]
+    + [(None, False), ("done", True), (False, False)],
+)
+def test_what_counts_as_work(result, did):
+    assert run_worker.worked(result) is did
+
+
 def test_the_compose_worker_is_healthy_by_its_heartbeat():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     test = compose["services"]["worker"]["healthcheck"]["test"]

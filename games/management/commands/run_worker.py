@@ -14,7 +14,11 @@ turn is claimed (``games.bot_turns``), so that any number of workers share them.
 
 Every line the worker writes is a log record of the logger ``games.worker``; a job's line
 carries the fields ``job``, ``result`` and ``duration_ms`` (one JSON object under
-DJANGO_LOG_FORMAT=json).
+DJANGO_LOG_FORMAT=json). Run once (``--once``, cron) it writes a line for every job; in
+its loop only for a job that did something (``worked``), a failure, and at most every
+``IDLE_LINE_SECONDS`` one line saying that it still runs with nothing to do: a quiet
+developer's console (``make run`` runs a round every 3 s), and no lost information, as
+the heartbeat row and the metrics record every round.
 """
 
 import contextlib
@@ -41,6 +45,20 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # How long the job in hand may go on after a stop signal before it is abandoned: well
 # inside the 5 seconds a stop may take, and a container engine's 10 seconds of grace.
 STOP_GRACE_SECONDS = 3.0
+# In its loop, a worker that had nothing to do says so at most this often (seconds).
+IDLE_LINE_SECONDS = 600.0
+
+
+def worked(result) -> bool:
+    """Whether a job's result says it did something: a count above nought, a mapping with
+    any such count, any other non-empty answer."""
+    if isinstance(result, dict):
+        return any(worked(value) for value in result.values())
+    if isinstance(result, bool) or result is None:
+        return bool(result)
+    if isinstance(result, int | float):
+        return result > 0
+    return bool(result)
 
 
 def fast_tick(name: str) -> float:
@@ -174,6 +192,8 @@ class Command(BaseCommand):
         names = job or list(JOBS)
         heartbeat = options.get("name") or worker_name()
         self.bots, self.bots_halt, self.bots_ended = None, threading.Event(), threading.Event()
+        self.quiet = not once  # the loop writes only the rounds that did something
+        self.said_at, self.idle_rounds = time.monotonic(), 0
         with Stop(options.get("grace", STOP_GRACE_SECONDS)) as self.stop:
             if not once:
                 log.info(
@@ -258,6 +278,7 @@ class Command(BaseCommand):
             self._run_each(fast)
             if once:
                 return
+            self._say_idle(heartbeat, interval)
             if not fast:
                 self.stop.sleep(interval)
                 continue
@@ -277,11 +298,9 @@ class Command(BaseCommand):
         during it waits for it (``_join_bots``).
         """
         try:
-            quiet = False  # the first run says so even when it found nothing
             while not stopping and not self.bots_halt.is_set():
                 close_old_connections()
-                self._run("bots", quiet, in_hand=False)
-                quiet = True
+                self._run("bots", quiet=True, in_hand=False)
                 self.stop.sleep(bot_turns.tick_seconds())
         finally:
             connections.close_all()  # this thread's connections only
@@ -312,15 +331,32 @@ class Command(BaseCommand):
         finally:
             self.stop.in_hand = ""
 
-    def _run_each(self, names, quiet=False):
+    def _run_each(self, names, quiet=None):
         for name in names:
             if stopping:
                 return
             self._run(name, quiet)
 
-    def _run(self, name, quiet=False, in_hand=True):
-        """Run the job ``name`` and log its line; ``in_hand``: it is the main loop's job
-        in hand (the one a stop waits for, and abandons after the grace)."""
+    def _say_idle(self, heartbeat, interval):
+        """After a round of the loop: a line if nothing was said for ``IDLE_LINE_SECONDS``."""
+        self.idle_rounds += 1
+        since = time.monotonic() - self.said_at
+        if since >= IDLE_LINE_SECONDS:
+            log.info(
+                "worker %s running: nothing to do in %d rounds (%d min)",
+                heartbeat,
+                self.idle_rounds,
+                round(since / 60),
+                extra={"worker": heartbeat, "rounds": self.idle_rounds, "interval": interval},
+            )
+            self.said_at, self.idle_rounds = time.monotonic(), 0
+
+    def _run(self, name, quiet=None, in_hand=True):
+        """Run the job ``name`` and log its line, unless ``quiet`` (default: in the loop)
+        and it did nothing; ``in_hand``: it is the main loop's job in hand (the one a
+        stop waits for, and abandons after the grace)."""
+        if quiet is None:
+            quiet = self.quiet
         started = time.monotonic()
         if in_hand:
             self.stop.in_hand = name
@@ -340,7 +376,8 @@ class Command(BaseCommand):
             if in_hand:
                 self.stop.in_hand = ""
         duration_ms = milliseconds_since(started)
-        if result or not quiet:  # a fast job that found nothing to do says nothing
+        if worked(result) or not quiet:  # a round that found nothing to do says nothing
+            self.said_at, self.idle_rounds = time.monotonic(), 0
             log.info(
                 "%s: %s in %d ms",
                 name,

@@ -113,13 +113,13 @@ def test_a_new_row_reaches_the_form_wants_the_queue_and_the_sender(friend_kind, 
     assert not wants(anna, "friend", "email")
 
 
-def test_a_new_row_is_chosen_on_the_profile(friend_kind, clients, players):
+def test_a_new_row_is_chosen_on_the_settings_page(friend_kind, clients, players):
     data = {"language": "", "time_zone": "UTC", "push_friend": "on"}
     assert clients["anna"].post("/accounts/preferences/", data).status_code == 302
     anna = players["anna"]
     anna.refresh_from_db()
     assert chosen(anna, "push_friend") and not chosen(anna, "email_friend")
-    page = clients["anna"].get("/users/anna/").content.decode()
+    page = clients["anna"].get("/settings/").content.decode()
     assert 'aria-labelledby="channel-friend channel-push"' in page
 
 

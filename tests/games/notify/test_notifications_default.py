@@ -159,7 +159,7 @@ def test_turn_and_invitation_emails_are_two_preferences(client):
     assert client.post("/accounts/preferences/", data).status_code == 302
     bernd.refresh_from_db()
     assert wants(bernd, "turn", "email") and not wants(bernd, "invitation", "email")
-    assert "email_invitations" in client.get("/users/bernd/").content.decode()
+    assert "email_invitations" in client.get("/settings/").content.decode()
     data = {"email_invitations": "on", "time_zone": "UTC", "language": ""}  # turns off
     client.post("/accounts/preferences/", data)
     bernd.refresh_from_db()
@@ -214,7 +214,7 @@ def test_the_link_in_an_email_turns_off_exactly_its_kind(traveller, kind, turned
     page = response.content.decode()
     assert "You will no longer get" in page
     assert "Turn them back on in your preferences" in page
-    assert "/accounts/login/?next=/users/bernd/%23preferences" in page
+    assert "/accounts/login/?next=/settings/%23notifications" in page
     after = preferences(bernd)
     assert {name for name in PREFERENCES if after[name] != before[name]} == turned_off
     assert not any(after[name] for name in turned_off)
@@ -228,10 +228,10 @@ def test_the_link_in_an_email_turns_off_exactly_its_kind(traveller, kind, turned
     # opened again, the link says they are off, and its page changes nothing
     assert "already off" in reader.get(path).content.decode()
     assert preferences(bernd) == after
-    # logged in, the way back is the profile's preferences
+    # logged in, the way back is the settings page
     logged_in = Client()
     logged_in.force_login(bernd)
-    assert 'href="/users/bernd/#preferences"' in logged_in.get(path).content.decode()
+    assert 'href="/settings/#notifications"' in logged_in.get(path).content.decode()
 
 
 def test_a_mail_clients_one_click_post_needs_no_session_and_no_csrf_token():

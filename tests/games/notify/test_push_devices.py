@@ -33,7 +33,7 @@ def subscribe(client, body, **extra):
     return client.post(URL, json.dumps(body), content_type="application/json", **extra)
 
 
-def test_a_browser_subscribes_and_the_profile_lists_it(clients, players):
+def test_a_browser_subscribes_and_the_settings_page_lists_it(clients, players):
     device = Device()
     chrome = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile"
     response = subscribe(clients["anna"], device.subscription(FCM + "abc"), HTTP_USER_AGENT=chrome)
@@ -49,7 +49,7 @@ def test_a_browser_subscribes_and_the_profile_lists_it(clients, players):
     listed = clients["anna"].get("/api/push/").json()
     assert listed["public_key"] == webpush.public_key()
     assert [d["name"] for d in listed["devices"]] == ["Chrome on Android"]
-    page = clients["anna"].get("/users/anna/").content.decode()
+    page = clients["anna"].get("/settings/").content.decode()
     assert "Chrome on Android" in page and f"/accounts/devices/{stored.pk}/remove/" in page
     assert f'data-push-key="{webpush.public_key()}"' in page
     assert "Chrome on Android" not in clients["bernd"].get("/users/anna/").content.decode()
@@ -238,7 +238,7 @@ def test_the_preferences_choose_email_and_push_per_kind(clients, players):
     anna.refresh_from_db()
     assert wants(anna, "timeout", "push") and not wants(anna, "turn", "push")
     assert not wants(anna, "digest", "push")  # the digest is an email only
-    page = clients["anna"].get("/users/anna/").content.decode()
+    page = clients["anna"].get("/settings/").content.decode()
     assert 'aria-labelledby="channel-turn channel-push"' in page
 
 
