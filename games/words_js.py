@@ -177,8 +177,12 @@ def words_json() -> dict:
             "tricks": _("Dirty tricks"),
             "unused_tricks": _("Unused tricks"),
             "now": _("Score now"),
-            "total_button": _js(
-                _("%(total)s points now for %(name)s: show the points each crew gives")
+            "total_button": _count(
+                lambda n: ngettext(
+                    "%(n)s point now for %(name)s: show the points each crew gives",
+                    "%(n)s points now for %(name)s: show the points each crew gives",
+                    n,
+                )
             ),
             "sailors_of": _js(_("%(name)s's sailors")),
             "crew_button": _js(_("%(name)s, %(nation)s: %(value)s: show the cards")),

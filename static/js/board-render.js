@@ -412,7 +412,7 @@ function trigger(id, label, ui, cls = "", { key = id, ariaLabel = "" } = {}) {
 export function totalHtml(game, side, ui) {
   if (endedWithoutPlay(game.view)) return "";
   const total = game.view.projected[side].total;
-  const ariaLabel = html("score.total_button", { total, name: game.players[side] });
+  const ariaLabel = html("score.total_button", { n: total, name: game.players[side] });
   return trigger("points", String(total), ui, `${side} total-score`, { key: `points-${side}`, ariaLabel });
 }
 

@@ -249,7 +249,9 @@ def test_every_template_can_translate_and_none_writes_the_round_count():
 
 @pytest.mark.django_db
 def test_the_words_are_on_the_pages_that_run_scripts(client, django_user_model):
-    assert 'id="words"' not in client.get("/").content.decode()  # no script, no words
+    assert 'id="words"' not in client.get("/accounts/login/").content.decode()  # no board script
+    # a visitor's home page draws a board, with the words of the board
+    assert 'id="words"' in client.get("/").content.decode()
     user = django_user_model.objects.create_user("anna", password="x")
     client.force_login(user)
     page = client.get("/").content.decode()

@@ -246,7 +246,16 @@ def test_under_json_logging_every_line_is_a_json_object(workers, tmp_path):
     records = [json.loads(line) for line in lines]  # fails on any line that is not JSON
     jobs = {r["job"]: r for r in records if "job" in r}
     assert sorted(jobs) == sorted(
-        ["catch_up", "deadlines", "digests", "notifications", "pushes", "bots", "analysis"]
+        [
+            "catch_up",
+            "deadlines",
+            "digests",
+            "notifications",
+            "pushes",
+            "bots",
+            "analysis",
+            "guests",
+        ]
     )
     assert all(r["name"] == "games.worker" for r in jobs.values())
     assert all(isinstance(r["duration_ms"], int) and r["duration_ms"] >= 0 for r in jobs.values())

@@ -205,3 +205,11 @@ test("a guest's board offers no report (the server refuses a guest's)", () => {
   assert.ok(!extrasHtml(gameOf("finished", { guest: true })).includes("data-report-game"));
   assert.ok(!extrasHtml(gameOf("start", { guest: true })).includes("data-report-game"));
 });
+
+test("a game score's button counts its points in the language's forms", () => {
+  const game = gameOf("round_end");
+  game.view.projected.me.total = 1;
+  game.view.projected.opponent.total = 2;
+  assert.ok(totalHtml(game, "me", UI).includes('aria-label="1 point now for anna'));
+  assert.ok(totalHtml(game, "opponent", UI).includes('aria-label="2 points now for bernd'));
+});
