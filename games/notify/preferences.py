@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django import forms
 from django.core import signing
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from accounts.forms import TimeZoneField
@@ -166,7 +167,7 @@ class PreferencesForm(ChoicesForm):
     of their pages and emails. The address itself changes on the email page, where a new
     one replaces the old only once it is confirmed."""
 
-    time_zone = TimeZoneField(label=_("time zone"))
+    time_zone = TimeZoneField(label=capfirst(_("time zone")))
 
     class Meta:
         model = User
