@@ -53,7 +53,7 @@ def test_the_examples_are_drawn_on_a_desktop(asgi_server, page, screenshot):
     check_examples(page)
     # the score table's windows open as on the board: a click pins one, Escape closes it
     window = '[data-board="final"] #overview-theirs'
-    page.locator('[data-board="final"] [data-overview="theirs"]').click()
+    page.locator('[data-board="final"] [data-trigger="theirs"]').click()
     assert "3, 3, 4" in page.locator(window).inner_text()
     page.mouse.move(0, 0)  # pinned: it stays when the mouse leaves
     page.wait_for_timeout(100)
