@@ -16,7 +16,8 @@ Every line the worker writes is a log record of the logger ``games.worker``; a j
 carries the fields ``job``, ``result`` and ``duration_ms`` (one JSON object under
 DJANGO_LOG_FORMAT=json). Run once (``--once``, cron) it writes a line for every job; in
 its loop only for a job that did something (``worked``), a failure, and at most every
-``IDLE_LINE_SECONDS`` one line saying that it still runs with nothing to do: a quiet
+``IDLE_LINE_SECONDS`` one line saying that it still runs with nothing to do (the idle
+rounds' lines are DEBUG records, shown with DJANGO_LOG_LEVEL=DEBUG): a quiet
 developer's console (``make run`` runs a round every 3 s), and no lost information, as
 the heartbeat row and the metrics record every round.
 """
@@ -376,15 +377,18 @@ class Command(BaseCommand):
             if in_hand:
                 self.stop.in_hand = ""
         duration_ms = milliseconds_since(started)
-        if worked(result) or not quiet:  # a round that found nothing to do says nothing
+        # A round that found nothing to do says so only at DEBUG (DJANGO_LOG_LEVEL=DEBUG).
+        said = worked(result) or not quiet
+        if said:
             self.said_at, self.idle_rounds = time.monotonic(), 0
-            log.info(
-                "%s: %s in %d ms",
-                name,
-                result,
-                duration_ms,
-                extra={"job": name, "result": result, "duration_ms": duration_ms},
-            )
+        log.log(
+            logging.INFO if said else logging.DEBUG,
+            "%s: %s in %d ms",
+            name,
+            result,
+            duration_ms,
+            extra={"job": name, "result": result, "duration_ms": duration_ms},
+        )
 
     def _beat(self, name):
         try:
