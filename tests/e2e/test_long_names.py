@@ -26,8 +26,14 @@ MEASURE = """([prefixes, phone]) => {
   // A phone's layout viewport widens to what sticks out: measure against the phone's width.
   const width = Math.min(window.innerWidth, phone);
   const wide = [];
+  // (a name inside a visually hidden box, clipped to nothing, is heard, not seen)
+  const clipped = (el) => {
+    for (; el; el = el.parentElement) if (getComputedStyle(el).clip !== "auto") return true;
+    return false;
+  };
   for (const el of document.body.querySelectorAll("*")) {
     if (!prefixes.some((p) => el.textContent.includes(p))) continue;
+    if (clipped(el)) continue;
     const box = el.getBoundingClientRect();
     if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
     if (box.left < -1 || box.right > width + 1) {
