@@ -80,6 +80,7 @@ def assert_in_first_view(page, selector, where):
         inside = b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["w"] <= width + 0.5
         inside = inside and b["y"] + b["h"] <= height + 0.5
         assert inside, f"{selector} at {b} outside the first {width}×{height} ({where})"
+    return max(b["y"] + b["h"] for b in boxes)
 
 
 def tavern_top(page) -> float:
@@ -164,8 +165,9 @@ def test_the_turn_comes_first_and_nothing_shifts_the_board(
         assert page.get_attribute("#board", "data-phase") == expected.get(phase, phase)
         if phase == "round-end":
             assert page.locator("#board .round-end").count() == 1
-        for selector in CONTROLS[phase]:
-            assert_in_first_view(page, selector, where)
+        lowest = max(assert_in_first_view(page, selector, where) for selector in CONTROLS[phase])
+        height = VIEWPORTS[device]["viewport"]["height"]
+        print(f"{where}: the controls' lowest edge at {lowest:.0f} of {height} px")
         if phase in TAVERN_IN_VIEW:
             assert_in_first_view(page, "#board .tavern", where)
         # what the player sees first, and the whole page
