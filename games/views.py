@@ -96,9 +96,15 @@ def play_now(request):
         except RateLimited as error:
             return rate_limited_page(request, error, reverse("account_signup"))
         login(request, user)
+    return game_against_computer(request, user, level, rated=False)
+
+
+def game_against_computer(request, user, level: str, **terms):
+    """Start ``user``'s game against the computer opponent of ``level`` and go to its
+    board; a refusal goes back to the lobby, said in its words."""
     bot = queries.bot_of_level(level)
     try:
-        invitation = invitations.do_invite(user, to=bot.username, rated=False)
+        invitation = invitations.do_invite(user, to=bot.username, **terms)
     except RateLimited as error:
         return rate_limited_page(request, error, reverse("home"))
     except ServiceError as error:
@@ -168,21 +174,14 @@ def play_computer(request):
             request, _("Choose an opponent: %(errors)s") % {"errors": form.errors.as_text()}
         )
         return redirect("home")
-    bot = queries.bot_of_level(form.cleaned_data["level"])
-    try:
-        invitation = invitations.do_invite(
-            request.user,
-            to=bot.username,
-            extra_wild=form.cleaned_data["extra_wild"],
-            client_seed=form.cleaned_data["client_seed"],
-            commitment=form.cleaned_data["commitment"],
-        )
-    except RateLimited as error:
-        return rate_limited_page(request, error, reverse("home"))
-    except ServiceError as error:
-        messages.error(request, error.message)
-        return redirect("home")
-    return redirect("game", pk=invitation.game_id)
+    return game_against_computer(
+        request,
+        request.user,
+        form.cleaned_data["level"],
+        extra_wild=form.cleaned_data["extra_wild"],
+        client_seed=form.cleaned_data["client_seed"],
+        commitment=form.cleaned_data["commitment"],
+    )
 
 
 @login_required
