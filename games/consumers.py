@@ -97,6 +97,9 @@ LEASES = Leases()
 class GameConsumer(JsonProtocolConsumer):
     bot_watch = None  # the task that looks for a bot's moves (no shared channel layer)
     leased = False  # counted in the seat's open sockets
+    seat_closed = False  # a player's board that was open has closed: its opponent is told
+    seat = None  # the seat of this socket's player; None for a watcher
+    opponent_id = None
     grouped = False  # in the game's group
     counted = False  # counted in the open sockets' metric
 
@@ -126,6 +129,7 @@ class GameConsumer(JsonProtocolConsumer):
             await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
             self.leased = True
             LEASES.opened(self.game_id, self.user.pk)
+            self.opponent_id = seating.players[1 - self.seat].pk
         if isinstance(self.channel_layer, InMemoryChannelLayer) and any(
             player.bot_level for player in seating.players
         ):
@@ -133,6 +137,31 @@ class GameConsumer(JsonProtocolConsumer):
             # for the bot's moves in the database, at the pace the worker plays them.
             self.bot_watch = asyncio.create_task(self._watch_bot())
         await self.send_state()
+        if self.seat is not None:
+            await self.tell_presence()
+
+    async def tell_presence(self) -> None:
+        """Tell the game's sockets that this player's board opened or closed: the
+        opponent's board says whether they are here (``presence_changed``). The message
+        names only the player; each socket reads what its own player may know."""
+        try:
+            await self.channel_layer.group_send(
+                game_group(self.game_id), {"type": "presence.changed", "user": self.user.pk}
+            )
+        except Exception:  # the layer is away: the board says so at its next load
+            logger.warning("could not tell the game of a board opened or closed", exc_info=True)
+
+    async def after_close(self) -> None:
+        if self.seat_closed:
+            await self.tell_presence()
+
+    async def presence_changed(self, event):
+        if self.seat is None or event["user"] != self.opponent_id or not self.grouped:
+            return
+        frame = await database_sync_to_async(presence.board_presence)(
+            self.game_id, self.user, self.opponent_id
+        )
+        await self.send_json({"type": "presence", **frame})
 
     async def _watch_bot(self):
         while True:
@@ -159,6 +188,7 @@ class GameConsumer(JsonProtocolConsumer):
             bot_watch.cancel()
         if self.leased:
             self.leased = False
+            self.seat_closed = True
             LEASES.closed(self.game_id, self.user.pk)
             try:
                 await database_sync_to_async(presence.socket_closed)(self.game_id, self.user)

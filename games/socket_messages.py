@@ -97,6 +97,16 @@ class ChatHiddenFrame(Message):
     id: int
 
 
+class PresenceFrame(Message):
+    """The opponent's board opened or closed: where the opponent is now, as this player
+    may know it (``here`` at this game, else ``online``, else ``seen`` with when, else
+    ``none``: a player who hides it, never seen), and the words the board shows."""
+
+    type: Literal["presence"]
+    state: Literal["here", "online", "seen", "none"]
+    text: str
+
+
 class HelloFrame(Message):
     """The lobby socket's first frame: how many games wait for this player's move."""
 
@@ -151,6 +161,7 @@ SERVER_FRAMES: dict[str, type[Message]] = {
     "server.error": ErrorFrame,
     "server.chat": ChatShownFrame,
     "server.chat_hidden": ChatHiddenFrame,
+    "server.presence": PresenceFrame,
     "server.hello": HelloFrame,
     "server.your_turn": YourTurnFrame,
     "server.games_changed": GamesChangedFrame,
