@@ -31,7 +31,7 @@ from .live.reads import game_now
 from .models import Game
 from .rules.random_player import GIVING_UP
 from .serializers import fairness_json, game_summary
-from .services import commands, commitments, invitations
+from .services import commands, commitments, invitations, presence
 from .words import card_label, describe_command, nation_name
 
 
@@ -227,6 +227,11 @@ def game(request, pk):
     context = {
         "game": data,
         "view": view,
+        # what the board says of the opponent (here, online, last seen), until the socket
+        # tells otherwise; nothing for a watcher or against a computer
+        "opponent_presence": None
+        if seating.watching or seating.opponent.bot_level
+        else presence.board_presence(pk, request.user, seating.opponent.pk),
         "blocked": not seating.watching and blocks(request.user, seating.opponent),
         # a rematch from the player takes their next server seed: its commitment is shown
         # beside the button (also when the game ends while the page is open)

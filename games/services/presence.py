@@ -7,8 +7,8 @@ import operator
 from datetime import timedelta
 from functools import reduce
 
-from django.db.models import Case, F, Q, Value, When
 from django.contrib.auth import get_user_model
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 

@@ -48,7 +48,19 @@ const ui = {
   announced: { version: initial.version, turn: initial.view.turn },
   reported: { game: false, messages: [] }, // the thanks shown where each report was made
   report: null, // what the open report dialog is about: {game} or {message}
+  // where the opponent is (here at this game, online, last seen), as the server says it;
+  // null where the board says nothing (a watcher, a computer opponent)
+  presence: root.dataset.presenceState
+    ? { state: root.dataset.presenceState, text: root.dataset.presenceText || "" }
+    : null,
 };
+
+// One line under the names, kept (empty) while there is nothing to say, so that the
+// opponent coming and going never moves the board.
+function presenceHtml(presence) {
+  if (!presence) return "";
+  return `<p class="opponent-presence" data-state="${esc(presence.state)}">${presence.text ? `<span class="presence-dot" aria-hidden="true"></span>${esc(presence.text)}` : ""}</p>`;
+}
 
 // The board is redrawn by morphing it into its new HTML (morph.js): what stays the same
 // stays in place, and with it the keyboard focus, the chat draft and the open details.
@@ -114,6 +126,7 @@ function paint() {
         me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
         opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
       })}</h1>${totalHtml(game, "opponent", ui)}</div>
+      ${presenceHtml(ui.presence)}
       ${pointsOverviewHtml(game, ui)}
     </header>
     <div class="board-play">
@@ -176,6 +189,8 @@ function onMessage(message, socket) {
   } else if (message.type === "chat") {
     const chat = ui.game.chat || (ui.game.chat = []);
     if (!chat.some((m) => m.id === message.message.id)) chat.push(message.message);
+  } else if (message.type === "presence") {
+    if (ui.presence) ui.presence = { state: message.state, text: message.text };
   } else if (message.type === "chat_hidden") {
     ui.game.chat = (ui.game.chat || []).filter((m) => m.id !== message.id);
   } else if (message.type === "ack") {
