@@ -463,6 +463,9 @@ def plan_form(world: World, draw, form: str) -> Request:
         start = draw(st.integers(-2, 370))
         end = start + draw(st.integers(-1, 31))
         fields = {"start": mostly(st.just(iso_day(start))), "end": mostly(st.just(iso_day(end)))}
+    elif form == "presence":
+        path = "/accounts/presence/"
+        fields = {"show_presence": mostly(st.sampled_from(["on", "", "off", "0", "x" * 300]))}
     elif form in ACCOUNT_FORMS:
         path, fields = plan_account_form(draw, form)
     else:
@@ -481,7 +484,16 @@ def plan_form(world: World, draw, form: str) -> Request:
     return Request(who, path, body, method, content_type, headers)
 
 
-FORMS = ["invite", "play", "computer", "token", "holiday", "preferences", *ACCOUNT_FORMS]
+FORMS = [
+    "invite",
+    "play",
+    "computer",
+    "token",
+    "holiday",
+    "presence",
+    "preferences",
+    *ACCOUNT_FORMS,
+]
 
 
 @pytest.mark.parametrize("form", FORMS)
