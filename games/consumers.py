@@ -101,6 +101,7 @@ class GameConsumer(JsonProtocolConsumer):
     seat = None  # the seat of this socket's player; None for a watcher
     opponent_id = None
     grouped = False  # in the game's group
+    joined_at = 0.0  # when it joined the group (time.time(), comparable across processes)
     counted = False  # counted in the open sockets' metric
 
     async def connect(self):
@@ -119,6 +120,7 @@ class GameConsumer(JsonProtocolConsumer):
         self.sent_version = -1
         self.syncs = FrameBudget(*SYNCS)
         self.chats = FrameBudget(*CHATS)
+        self.joined_at = time.time()
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
         self.grouped = True
         FRAMES.join(self.game_id)
@@ -136,9 +138,11 @@ class GameConsumer(JsonProtocolConsumer):
             # The worker's pushes cannot reach a layer in this process's memory: look
             # for the bot's moves in the database, at the pace the worker plays them.
             self.bot_watch = asyncio.create_task(self._watch_bot())
-        await self.send_state()
         if self.seat is not None:
+            # before the first state: a board that opens after this one has heard of it
+            # only from its own first state, never from a late notice
             await self.tell_presence()
+        await self.send_state()
 
     async def tell_presence(self) -> None:
         """Tell the game's sockets that this player's board opened or closed: the
@@ -146,7 +150,8 @@ class GameConsumer(JsonProtocolConsumer):
         names only the player; each socket reads what its own player may know."""
         try:
             await self.channel_layer.group_send(
-                game_group(self.game_id), {"type": "presence.changed", "user": self.user.pk}
+                game_group(self.game_id),
+                {"type": "presence.changed", "user": self.user.pk, "at": time.time()},
             )
         except Exception:  # the layer is away: the board says so at its next load
             logger.warning("could not tell the game of a board opened or closed", exc_info=True)
@@ -157,6 +162,10 @@ class GameConsumer(JsonProtocolConsumer):
 
     async def presence_changed(self, event):
         if self.seat is None or event["user"] != self.opponent_id or not self.grouped:
+            return
+        if event.get("at", 0) < self.joined_at:
+            # sent before this socket joined (a layer may deliver a notice to a group's
+            # newcomers): what it says was true when this board loaded, nothing new
             return
         frame = await database_sync_to_async(presence.board_presence)(
             self.game_id, self.user, self.opponent_id

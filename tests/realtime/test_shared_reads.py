@@ -72,7 +72,7 @@ async def play_one_move(actor, version, client_id, others, command=None) -> None
     assert kinds == {"ack", "state"}
     for socket in others:
         pushed = await socket.receive_json_from(timeout=5)
-        assert pushed["type"] == "state" and pushed["version"] == version + 1
+        assert pushed["type"] == "state" and pushed["version"] == version + 1, pushed
 
 
 @pytest.mark.parametrize("watchers", [0, 4])
