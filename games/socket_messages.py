@@ -97,11 +97,18 @@ class ChatHiddenFrame(Message):
     id: int
 
 
+# The ids of the games waiting for the player's move, the one waiting longest first (at
+# most games.queries.WAITING_IDS of them): a board tells from it whether its own game is
+# among those ``your_turn`` counts.
+WaitingIds = Annotated[list[int], Field(max_length=50)]
+
+
 class HelloFrame(Message):
     """The lobby socket's first frame: how many games wait for this player's move."""
 
     type: Literal["hello"]
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class YourTurnFrame(Message):
@@ -110,6 +117,7 @@ class YourTurnFrame(Message):
     type: Literal["your_turn"]
     game: int
     your_turn: Annotated[int, Field(ge=1)]
+    waiting: WaitingIds
 
 
 class GamesChangedFrame(Message):
@@ -118,6 +126,7 @@ class GamesChangedFrame(Message):
     type: Literal["games_changed"]
     game: int
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class InvitationFrame(Message):
