@@ -300,7 +300,9 @@ def words_json() -> dict:
         "next": {
             # the header's button (templates/games/_next_game.html) and the board's offer
             "label": _count(
-                lambda n: ngettext("Next game (%(n)s waiting)", "Next game (%(n)s waiting)", n)
+                lambda n: ngettext(
+                    "Next game (%(n)s game waiting)", "Next game (%(n)s games waiting)", n
+                )
             ),
         },
         "note": {

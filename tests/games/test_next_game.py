@@ -161,7 +161,7 @@ def test_the_header_shows_the_button_with_the_count_only_while_a_game_waits(clie
     page = clients["anna"].get("/users/anna/").content.decode()
     button = header_button(page)
     assert 'href="/next/"' in button and 'data-waiting="3"' in button and " hidden>" not in button
-    assert 'aria-label="Next game (3 waiting)"' in button
+    assert 'aria-label="Next game (3 games waiting)"' in button
     assert '<span class="count" aria-hidden="true">3</span>' in button
     assert "<title>(3) Your turn · " in page
     idle = header_button(clients["bernd"].get("/users/anna/").content.decode())
