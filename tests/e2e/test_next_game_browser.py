@@ -27,7 +27,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 
 
 def placing(seat):
-    """``seat`` to place a die of its roll, the round's direction chosen: one click ends its turn."""
+    """``seat`` to place a die, the round's direction chosen: one click ends the turn."""
 
     def stop(state):
         if state.turn != seat:
@@ -157,7 +157,7 @@ def test_a_note_is_seen_by_its_author_only(asgi_server, browser, screenshot):
     for page in pages.values():
         page.wait_for_function("() => document.getElementById('board').dataset.turn !== 'none'")
     pages["bernd"].wait_for_function("() => document.getElementById('board').dataset.turn === 'me'")
-    for name, page in pages.items():
+    for page in pages.values():
         page.reload()
         wait_until_live(page)
     assert mine.input_value("#note-text") == secret
