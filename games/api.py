@@ -12,7 +12,7 @@ from ninja import Query, Router
 from ninja.decorators import decorate_view
 from pydantic import Field
 
-from shanghaien.lib.errors import BadRequest
+from shanghaien.lib.errors import BadRequest, Forbidden
 from shanghaien.lib.schemas import Message, refusals
 
 from . import history, queries
@@ -32,12 +32,14 @@ from .messages import (
     Invitations,
     MoveAnswer,
     MoveBody,
+    Note,
+    NoteBody,
     Replay,
     Seeds,
 )
 from .rules import fairness
-from .serializers import chat_json, game_summary, invitation_json, recent_chat
-from .services import chat, commands, commitments, endings
+from .serializers import chat_json, game_summary, invitation_json, note_json, recent_chat
+from .services import chat, commands, commitments, endings, notes
 from .services import invitations as invites
 
 router = Router(tags=["games"])
@@ -249,3 +251,18 @@ def game_chat_post(request, pk: str, body: ChatBody):
     seating = access_game(request.user, pk)
     message = chat.do_chat(pk, request.user, body.text)
     return JsonResponse(chat_json(message, seating.me.pk), status=201)
+
+
+@router.get("/games/{pk}/note/", response={200: Note, **refusals(404)}, url_name="api_game_note")
+def game_note(request, pk: str):
+    """Your private note on a game (one of its players only): nobody else ever gets it."""
+    seating = access_game(request.user, pk)
+    if seating.watching:
+        raise Forbidden("not_a_player", _("Only the two players of this game can do that."))
+    return JsonResponse(note_json(queries.note_of(seating)))
+
+
+@router.put("/games/{pk}/note/", response={200: Note, **refusals(404, 429)})
+def game_note_put(request, pk: str, body: NoteBody):
+    """Keep your private note on a game (empty text: delete it)."""
+    return JsonResponse(note_json(notes.do_save_note(pk, request.user, body.text)))

@@ -28,7 +28,7 @@ from shanghaien.lib.sockets import (
     retry_fields,
 )
 
-from . import bot_turns
+from . import bot_turns, queries
 from .access import access_game
 from .live import broadcast
 from .live.broadcast import game_group, user_group
@@ -372,7 +372,8 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.accept()
         metrics.socket_opened("lobby")
         self.counted = True
-        await self.send_json({"type": "hello", "your_turn": await self._waiting()})
+        count, ids = await self._waiting()
+        await self.send_json({"type": "hello", "your_turn": count, "waiting": ids})
 
     async def disconnect(self, code):
         await self.release()
@@ -402,22 +403,27 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "pong"})
 
     @database_sync_to_async
-    def _waiting(self) -> int:
-        return Game.objects.filter(status=Game.Status.ACTIVE, to_move=self.user).count()
+    def _waiting(self) -> tuple[int, list[int]]:
+        """How many games wait for the player's move, and their ids (oldest turn first,
+        at most ``queries.WAITING_IDS``): one read of the index when fewer wait."""
+        ids = queries.waiting_ids(self.user)
+        count = len(ids) if len(ids) < queries.WAITING_IDS else queries.waiting_count(self.user)
+        return count, ids
 
     @database_sync_to_async
     def _to_move(self, game_id) -> bool:
         return Game.objects.filter(pk=game_id, to_move=self.user).exists()
 
     async def lobby_games_changed(self, event):
-        game_id, waiting = event["game"], await self._waiting()
+        game_id, (waiting, ids) = event["game"], await self._waiting()
         if "to_move" in event:  # said by the move itself: no need to ask the database
             mine = event["to_move"] == self.user.pk
         else:
             mine = await self._to_move(game_id)
+        counts = {"game": game_id, "your_turn": waiting, "waiting": ids}
         if mine:
-            await self.send_json({"type": "your_turn", "game": game_id, "your_turn": waiting})
-        await self.send_json({"type": "games_changed", "game": game_id, "your_turn": waiting})
+            await self.send_json({"type": "your_turn", **counts})
+        await self.send_json({"type": "games_changed", **counts})
 
     @database_sync_to_async
     def _invitation(self, pk):

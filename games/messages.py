@@ -153,6 +153,14 @@ class ChatBody(Body):
     text: str
 
 
+class NoteBody(Body):
+    """The player's private note on a game, as it is to be kept (empty: deleted)."""
+
+    codes = {"text": "bad_text"}
+
+    text: str
+
+
 # -- the HTTP API's answers -----------------------------------------------------------------
 # Built by games.serializers and games.history as plain JSON (the hot paths are not
 # validated as they go out); the test suite holds them to these declarations.
@@ -240,6 +248,13 @@ class ChatLine(Message):
 
 class Chat(Message):
     chat: list[ChatLine]
+
+
+class Note(Message):
+    """The player's own note on a game: only its author ever gets it."""
+
+    text: str  # "" when there is none
+    updated_at: dt.datetime | None
 
 
 # The board from one side (games.rules.view.player_view): what docs/protocol.md shows.
@@ -537,3 +552,4 @@ class Export(Message):
     result: ExportResult
     events: list[ExportedEvent]
     fairness: Fairness | None = None
+    note: Note | None = None  # the asking player's own note on the game, if they wrote one

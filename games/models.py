@@ -92,6 +92,13 @@ class Game(models.Model):
                 condition=models.Q(status="active", due_at__isnull=False),
                 name="game_due_idx",
             ),
+            # the games waiting for a player, the turn that began first first (the header's
+            # count and its "next game", games.queries.waiting): only the active games
+            models.Index(
+                fields=["to_move", "turn_started_at", "id"],
+                condition=models.Q(status="active"),
+                name="game_waiting_idx",
+            ),
         ]
         permissions = [
             ("annul_game", "Can annul a game (no result)"),
@@ -317,6 +324,27 @@ class ChatMessage(models.Model):
 
     def __str__(self):
         return f"{self.user}: {self.text[:40]}"
+
+
+NOTE_MAX = 2000
+
+
+class GameNote(models.Model):
+    """A player's private note on a game: one per player and game, shown and exported
+    to its author only (``services.notes``, ``queries.note_of``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=NOTE_MAX)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "author"], name="one_note_per_author")
+        ]
+
+    def __str__(self):
+        return f"note of {self.author_id} on game {self.game_id}"
 
 
 class GameAnalysis(models.Model):

@@ -284,3 +284,10 @@ def invitation_json(invitation: Invitation) -> dict:
         "rematch_of": invitation.rematch_of_id,
         "created_at": invitation.created_at.isoformat(),
     }
+
+
+def note_json(note) -> dict:
+    """A player's own note (``queries.note_of``), or the empty one."""
+    if note is None:
+        return {"text": "", "updated_at": None}
+    return {"text": note.text, "updated_at": note.updated_at.isoformat()}

@@ -105,6 +105,10 @@ class PresenceFrame(Message):
     type: Literal["presence"]
     state: Literal["here", "online", "seen", "none"]
     text: str
+# The ids of the games waiting for the player's move, the one waiting longest first (at
+# most games.queries.WAITING_IDS of them): a board tells from it whether its own game is
+# among those ``your_turn`` counts.
+WaitingIds = Annotated[list[int], Field(max_length=50)]
 
 
 class HelloFrame(Message):
@@ -112,6 +116,7 @@ class HelloFrame(Message):
 
     type: Literal["hello"]
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class YourTurnFrame(Message):
@@ -120,6 +125,7 @@ class YourTurnFrame(Message):
     type: Literal["your_turn"]
     game: int
     your_turn: Annotated[int, Field(ge=1)]
+    waiting: WaitingIds
 
 
 class GamesChangedFrame(Message):
@@ -128,6 +134,7 @@ class GamesChangedFrame(Message):
     type: Literal["games_changed"]
     game: int
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class InvitationFrame(Message):

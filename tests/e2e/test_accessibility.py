@@ -192,6 +192,10 @@ def test_no_serious_or_critical_violations_on_any_page(
             page.wait_for_selector("dialog.report-dialog[open]")
             check("board, the report dialog open")
             page.keyboard.press("Escape")
+            page.fill("#note-text", "Keep the Spanish crew.\nTricks late.")
+            page.click("#note button[type=submit]")
+            page.wait_for_selector("#note .note-status:has-text('Note saved.')")
+            check("board, the private note saved")
 
     page.goto(f"{asgi_server}/games/{games['finished'].pk}/replay/")
     page.wait_for_selector(".replay-controls")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from .hostile_forms import path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis"]
+GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "note", "next"]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -32,6 +32,11 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
         return f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
     if page == "game":
         return f"/api/games/{draw(path_part(game_ids))}/"
+    if page == "note":
+        return f"/api/games/{draw(path_part(game_ids + [finished]))}/note/"
+    if page == "next":  # the header's "Next game", from a board or not
+        after = draw(st.one_of(path_part(game_ids + [finished]), names_in_paths))
+        return draw(st.sampled_from(["/next/", "/next/?after=" + quoted(after), "/next/?after"]))
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(

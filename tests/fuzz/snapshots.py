@@ -5,7 +5,16 @@ from __future__ import annotations
 import uuid
 
 from accounts.models import ApiToken, Block, Holiday, PushSubscription, User
-from games.models import ChatMessage, Command, Event, Game, Invitation, Notification, Seat
+from games.models import (
+    ChatMessage,
+    Command,
+    Event,
+    Game,
+    GameNote,
+    Invitation,
+    Notification,
+    Seat,
+)
 from games.services import commands, invitations
 from moderation.models import Report
 from ratings.models import PlayerRating, RatingChange
@@ -35,6 +44,7 @@ TABLES = {
     "events": (Event, ("game_id", "seq", "kind")),
     "commands": (Command, ("game_id", "seat", "client_id", "command", "version")),
     "chat": (ChatMessage, ("game_id", "user_id", "text", "hidden")),
+    "notes": (GameNote, ("game_id", "author_id", "text")),
     "invitations": (
         Invitation,
         (

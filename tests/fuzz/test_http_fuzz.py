@@ -108,6 +108,26 @@ def plan_chat(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/games/{game_id}/chat/", value)
 
 
+# A private note: kept whole up to 2,000 characters, lines allowed; empty deletes it.
+note_text = st.one_of(
+    st.sampled_from(
+        ["plan: tricks late", "", "   ", "x" * 2000, "x" * 2001, "two\nlines", "é" * 2001]
+    ),
+    chat_text,
+)
+
+
+def plan_note(world: World, draw) -> Request:
+    """PUT a note (mostly; the other methods are refused 405), as its players, a watcher,
+    strangers, with tokens and a browser's CSRF check."""
+    who = draw(who_strategy("anna", "bernd", "anna-token", "bernd-token"))
+    value = draw(mutated({"text": draw(note_text)}, ["gg", "x" * 2000, " ", None, 1]))
+    game_id = draw(path_part(world.game_ids()))
+    request = api_request(draw, world, who, f"/api/games/{game_id}/note/", value)
+    request.method = draw(st.sampled_from(["PUT"] * 12 + ["POST", "GET", "DELETE", "PATCH"]))
+    return request
+
+
 # Players' seeds for the dice (docs/fairness.md): good ones, and ones just past a limit.
 SEEDS = st.sampled_from(["", "a", "9f2c41d07ab8e6e1", " spaced ", "~" * 64, "x" * 65, "é", "\t"])
 
@@ -309,6 +329,7 @@ def plan_push_remove(world: World, draw) -> Request:
 
 ENDPOINTS = {
     "chat": plan_chat,
+    "note": plan_note,
     "invite": plan_invite,
     "answer_invitation": plan_answer,
     "extend": plan_extend,
@@ -449,6 +470,9 @@ def plan_form(world: World, draw, form: str) -> Request:
             ),
             "client_id": mostly(st.just(world.fresh_id())),
         }
+    elif form == "note":
+        path = f"/games/{draw(path_part(world.game_ids()))}/note/"
+        fields = {"text": mostly(note_text)}
     elif form == "computer":
         path = "/play/computer/"
         fields = {
@@ -487,6 +511,7 @@ def plan_form(world: World, draw, form: str) -> Request:
 FORMS = [
     "invite",
     "play",
+    "note",
     "computer",
     "token",
     "holiday",
