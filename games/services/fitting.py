@@ -121,9 +121,9 @@ def fits(standing: Standing) -> Q:
 def check_fits(invitation: Invitation, user) -> None:
     """Refuse ``user`` an invitation whose limits they miss (an invitation without limits
     reads nothing)."""
-    if invitation.min_rating is None and invitation.max_rating is None:
-        if invitation.max_pace is None:
-            return
+    limits = (invitation.min_rating, invitation.max_rating, invitation.max_pace)
+    if all(limit is None for limit in limits):
+        return
     reason = refusal(invitation, standing_of(user))
     if reason is not None:
         raise Forbidden("outside_limits", reason)
