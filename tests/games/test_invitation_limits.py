@@ -275,7 +275,7 @@ def test_the_lobby_form_sends_limits_and_the_lobby_shows_them(clients, players):
     invitation = Invitation.objects.get()
     assert (invitation.min_rating, invitation.max_rating, invitation.max_pace) == (1400, 1600, 2)
     own = clients["anna"].get("/").content.decode()
-    assert "for players rated 1400–1600" in own
+    assert "for ratings 1400–1600" in own
     assert "at most 2 days per move on average" in own
 
 
