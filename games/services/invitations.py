@@ -195,7 +195,8 @@ def _open_invitation(invitation_id) -> Invitation:
 def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -> Game:
     """Accept: the game starts, its deck and first player drawn from the invitation's
     seed and both players' (``docs/fairness.md``). ``commitment``: the invitation's, as
-    shown to the player; required with a seed."""
+    shown to the player; required with a seed. An open invitation's limits (a rating
+    range, a pace: ``fitting``) are checked here, on every path that accepts."""
     check_client_seed(client_seed)
     commitments.check_answer(client_seed, commitment)
     guest_accounts.refuse_guest(user, "accept")  # a computer's offer is taken by the computer
