@@ -890,6 +890,7 @@ def measure(name: str, pass_number: int) -> dict:
         "profile (other)": (as_other, profile),
         "api active": (as_heavy, reverse("api_games") + "?status=active"),
         "api finished": (as_heavy, reverse("api_games") + "?status=finished"),
+        "api invitations": (as_heavy, reverse("api_invitations")),
         "ranking": (as_heavy, reverse("ranking")),
     }
     for page, (client, url) in pages.items():

@@ -57,16 +57,19 @@ NO_INVITATION = InvitationBody()
     by_alias=True,
 )
 def invitations(request):
-    """The open invitations the player may answer or withdraw, and the server's
-    commitment for the next one the player sends."""
+    """The open invitations the player may answer or withdraw (the ones open to anyone
+    whose limits the player misses apart, with the reason), and the server's commitment
+    for the next one the player sends."""
     lists = queries.invitations_for(request.user)
-    body = {k: [invitation_json(i) for i in v] for k, v in lists.items()}
+    body = {k: [invitation_json(i) for i in lists[k]] for k in ("received", "sent", "open")}
+    body["not_for_you"] = [{**invitation_json(i), "reason": r} for i, r in lists["not_for_you"]]
     return JsonResponse({**body, "commitment": commitments.shown(request.user).commitment})
 
 
 @router.post("/invitations/", response={201: Invitation, **refusals(404, 409, 429)}, by_alias=True)
 def invite(request, body: InvitationBody = NO_INVITATION):
-    """Invite a player by name, or anyone (``to`` left out)."""
+    """Invite a player by name, or anyone (``to`` left out), who may be limited to a
+    rating range and a pace."""
     invitation = invites.do_invite(
         request.user,
         to=body.to,
@@ -76,6 +79,9 @@ def invite(request, body: InvitationBody = NO_INVITATION):
         rated=body.rated,
         client_seed=body.client_seed,
         commitment=body.commitment,
+        min_rating=body.min_rating,
+        max_rating=body.max_rating,
+        max_pace=body.max_pace,
     )
     return JsonResponse(invitation_json(invitation), status=201)
 
@@ -102,7 +108,8 @@ def commitment(request):
     url_name="api_invitation_accept",
 )
 def invitation_accept(request, pk: str, body: Seeds = NO_SEEDS):
-    """Accept an invitation: the game starts (send your seed for the dice)."""
+    """Accept an invitation: the game starts (send your seed for the dice). An open
+    invitation whose limits the player misses is refused (403 ``outside_limits``)."""
     game = invites.do_accept_invitation(
         pk, request.user, client_seed=body.client_seed, commitment=body.commitment
     )

@@ -19,11 +19,14 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from .models import Event, Game, GameNote, Invitation, PlayerRecord, Seat
+from .services import fitting
 
 # A page of a player's lists: the finished games of the HTML list and of the API, and the
 # API's active games (the lobby shows every game under way).
 FINISHED_PAGE = 50
 ACTIVE_PAGE = 100
+# The lobby's open invitations: the newest of those a player may accept, and of the others.
+OPEN_SHOWN = 50
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
@@ -158,14 +161,25 @@ def has_ended_games(user) -> bool:
 
 
 def invitations_for(user) -> dict:
-    """Open invitations a user can act on: received, sent, and open to anyone."""
+    """Open invitations a user can act on: received, sent, and open to anyone; the open
+    ones split into those the user may accept (``open``) and the others, each with the
+    reason its limits give (``not_for_you``: pairs of the invitation and the reason).
+
+    Each list of open invitations is a page of the newest (``OPEN_SHOWN``), read on the
+    partial index invitation_open_idx; the two filters are ``fitting.fits`` and its
+    negation, so an invitation is in exactly one of them."""
     base = Invitation.objects.filter(status=Invitation.Status.OPEN).select_related(
         "from_user", "to_user"
     )
+    standing = fitting.standing_of(user)
+    anyone = base.filter(to_user__isnull=True).exclude(from_user=user).order_by("-created_at")
+    fit = fitting.fits(standing)
+    others = list(anyone.exclude(fit)[:OPEN_SHOWN])
     return {
         "received": list(base.filter(to_user=user)),
         "sent": list(base.filter(from_user=user)),
-        "open": list(base.filter(to_user__isnull=True).filter(~Q(from_user=user))),
+        "open": list(anyone.filter(fit)[:OPEN_SHOWN]),
+        "not_for_you": [(i, fitting.refusal(i, standing)) for i in others],
     }
 
 

@@ -277,6 +277,9 @@ def invitation_json(invitation: Invitation) -> dict:
         "days_per_move": invitation.days_per_move,
         "rated": invitation.rated,
         "message": invitation.message,
+        "min_rating": invitation.min_rating,
+        "max_rating": invitation.max_rating,
+        "max_pace": invitation.max_pace,
         "commitment": invitation.fair_commitment or None,  # its server seed stays secret
         "client_seed": invitation.client_seed,
         "status": invitation.status,

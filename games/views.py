@@ -152,6 +152,9 @@ def invite(request):
                     "rated",
                     "client_seed",
                     "commitment",
+                    "min_rating",
+                    "max_rating",
+                    "max_pace",
                 )
             },
         )

@@ -106,6 +106,9 @@ def setup_games(player, bernd) -> dict[str, Game]:
     finished = play_on(new_game(player, bernd), seed=3)
     assert finished.status == Game.Status.FINISHED, finished.status
     invitations.do_invite(bernd, to=player.username)  # an invitation waiting in the lobby
+    # open invitations with limits: one the player may accept, one dimmed with the reason
+    invitations.do_invite(bernd, to=None, max_rating=3000, max_pace=14)
+    invitations.do_invite(bernd, to=None, min_rating=2900)
     return {"in play": in_play, "round end": round_end, "finished": finished}
 
 

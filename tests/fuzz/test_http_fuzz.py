@@ -149,6 +149,10 @@ def with_commitment(body: dict, value) -> dict:
     return body if value is None else {**body, "commitment": value}
 
 
+# Values of an open invitation's limits: in bounds, at them, past them, of the wrong kind.
+LIMITS = [None, 1, 14, 15, 0, -1, 100, 99, 1500, 3000, 3001, 2**63, 1.5, "1500", True, [], {}]
+
+
 def plan_invite(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "anna-token", "carl"))
     body = {
@@ -159,18 +163,24 @@ def plan_invite(world: World, draw) -> Request:
         "rated": draw(st.booleans()),
         "client_seed": draw(st.one_of(SEEDS, hostile_text)),
     }
+    # an open invitation's limits: good ones, the bounds, past them, and the wrong kinds
+    for key, good in (("min_rating", 1400), ("max_rating", 1600), ("max_pace", 2)):
+        if draw(st.integers(0, 3)) == 0:  # one time in four: most invitations have none
+            body[key] = draw(st.sampled_from([good, good, *LIMITS]))
     body = with_commitment(body, commitment_for(world, draw, who))
-    value = draw(mutated(body, [*NAMES, *DAYS, True, False, None]))
+    value = draw(mutated(body, [*NAMES, *DAYS, *LIMITS, True, False, None]))
     return api_request(draw, world, who, "/api/invitations/", value)
 
 
 def prepare_answers(world: World) -> None:
     """Keep a few invitations open, from and to each player and to anyone."""
     anna, bernd, carl = (world.players[n] for n in ("anna", "bernd", "carl"))
-    pairs = [(anna, bernd), (bernd, anna), (carl, anna), (anna, None), (bernd, carl)]
+    pairs = [(anna, bernd), (bernd, anna), (carl, anna), (anna, None), (bernd, carl), (bernd, None)]
     while (count := Invitation.objects.filter(status=Invitation.Status.OPEN).count()) < 4:
         sender, receiver = pairs[(Invitation.objects.count() + count) % len(pairs)]
-        Invitation.objects.create(from_user=sender, to_user=receiver)
+        # an open invitation of bernd's is for players rated 1600 or more: refused to all
+        limits = {"min_rating": 1600} if sender == bernd and receiver is None else {}
+        Invitation.objects.create(from_user=sender, to_user=receiver, **limits)
         world.known = None
 
 
@@ -453,6 +463,9 @@ def plan_form(world: World, draw, form: str) -> Request:
             "days_per_move": mostly(st.sampled_from(DAYS).map(str)),
             "message": mostly(st.sampled_from(["A game?", "", "x" * 300, "x" * 301])),
             "rated": st.sampled_from(["on", ""]),
+            "min_rating": st.sampled_from([""] * 6 + ["1400", "99", "3001", "1.5", "x", "1" * 40]),
+            "max_rating": st.sampled_from([""] * 6 + ["1600", "1300", "-1", "\u0661"]),
+            "max_pace": st.sampled_from([""] * 6 + ["2", "0", "15", " 3 "]),
         }
     elif form == "play":
         game = world.active_game()
