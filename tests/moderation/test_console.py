@@ -323,3 +323,8 @@ def test_the_console_costs_the_same_statements_for_one_report_as_for_a_page(
     last = console.get(CONSOLE + "?page=4").content.decode()
     assert last.count('class="panel report-case"') == 1
     assert console.get(CONSOLE + "?page=junk").status_code == 200
+
+
+def test_the_admins_list_of_reports_leads_to_the_console(console, insult):
+    html = console.get("/admin/moderation/report/").content.decode()
+    assert f'href="{CONSOLE}"' in html
