@@ -87,6 +87,7 @@ def _chats(messages) -> dict[int, list]:
             Q(created_at__lt=OuterRef("created_at"))
             | Q(created_at=OuterRef("created_at"), id__lte=OuterRef("id"))
         )
+        .order_by()
         .values("game_id")
         .annotate(n=Count("id"))
         .values("n")
@@ -94,6 +95,7 @@ def _chats(messages) -> dict[int, list]:
     places = {
         row["pk"]: (row["game_id"], row["place"])
         for row in ChatMessage.objects.filter(pk__in=[m.pk for m in messages])
+        .order_by()
         .annotate(place=Subquery(up_to))
         .values("pk", "game_id", "place")
     }
@@ -129,6 +131,7 @@ def _histories(cases) -> None:
         counts[row["target_id"]][HISTORY[row["action"]]] = row["n"]
     hidden = (
         ChatMessage.objects.filter(user_id__in=[int(i) for i in ids], hidden=True)
+        .order_by()
         .values("user_id")
         .annotate(n=Count("id"))
     )
