@@ -7,7 +7,8 @@ import pytest
 from django.core import mail
 from django.db import connection
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from accounts.models import SUSPENDED_FOR_GOOD, Notice
 from games.models import ChatMessage, Game
@@ -328,3 +329,32 @@ def test_the_console_costs_the_same_statements_for_one_report_as_for_a_page(
 def test_the_admins_list_of_reports_leads_to_the_console(console, insult):
     html = console.get("/admin/moderation/report/").content.decode()
     assert f'href="{CONSOLE}"' in html
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "it"])
+def test_the_console_and_the_notices_speak_each_language(insult, moderator, players, language):
+    from ..helpers.i18n import english_in
+    from ..test_no_english import visible_text
+
+    for user in (moderator, players["anna"], players["bernd"]):
+        user.language = language
+        user.save()
+    console = Client()
+    log_in_with_second_factor(console, moderator)
+    page = console.get(CONSOLE)
+    assert page.status_code == 200
+    assert english_in(visible_text(page), language) == []
+    done = console.post(
+        f"/moderation/reports/{insult.pk}/",
+        {"handling": "suspend", "days": "30", "reason": "x"},
+        follow=True,
+    )
+    assert english_in(visible_text(done), language) == []
+    assert "Report" not in done.content.decode().split("<main", 1)[1]
+    bernd = Client()
+    bernd.force_login(players["bernd"])
+    told = visible_text(bernd.get("/"))
+    assert english_in(told, language) == [] and "took action" not in told
+    with translation.override(language):
+        assert gettext("Your report was handled") in told
+    assert "Your account is suspended" not in Notice.objects.get(user=players["anna"]).subject
