@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .hostile_forms import path_part, quoted
+from .hostile_forms import JUNK_IDS, path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "note", "next"]
+GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "note", "next", "moderation"]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -37,6 +37,9 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
     if page == "next":  # the header's "Next game", from a board or not
         after = draw(st.one_of(path_part(game_ids + [finished]), names_in_paths))
         return draw(st.sampled_from(["/next/", "/next/?after=" + quoted(after), "/next/?after"]))
+    if page == "moderation":  # the moderators' console, its page number anything
+        number = draw(st.one_of(st.sampled_from(JUNK_IDS + ["1", "2", "last"]), names_in_paths))
+        return "/moderation/?page=" + quoted(number)
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(
