@@ -10,7 +10,7 @@ from accounts.models import User
 from ratings.queries import profile_rating
 
 from .notify.send import email_undeliverable
-from .queries import games_for, record_of
+from .queries import games_for, record_of, records_of
 from .serializers import game_summary
 
 
@@ -21,6 +21,7 @@ def profile(request, username):
         "person": person,
         "own": own,
         "record": record_of(person),
+        **records_of(person),
         "games": [game_summary(g, person) for g in games_for(person)[:50]],
         "ratings": profile_rating(person),
     }

@@ -118,3 +118,18 @@ def game_ratings(game, me_id, opponent_id, changes=None) -> dict | None:
 def _change(change: RatingChange) -> dict:
     before, after = round(change.rating_before), round(change.rating_after)
     return {"before": before, "after": after, "change": after - before}
+
+
+def current_ratings(user_ids) -> dict:
+    """Each player's rating now, by id, for a list of games: ``{"rating", "provisional"}``,
+    in one query on the ratings' primary key; a player with no rated game has none."""
+    rows = PlayerRating.objects.filter(user_id__in=set(user_ids)).only(
+        "user_id", "rating", "deviation"
+    )
+    return {
+        row.user_id: {
+            "rating": round(row.rating),
+            "provisional": row.deviation > PROVISIONAL_DEVIATION,
+        }
+        for row in rows
+    }

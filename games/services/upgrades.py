@@ -22,7 +22,11 @@ from . import analysis, player_records
 
 
 def catch_up(now=None) -> dict:
-    return {"ended": _ended_games(), "scheduled": _unscheduled_clocks(now or timezone.now())}
+    return {
+        "ended": _ended_games(),
+        "filled": _unfilled_seats(),
+        "scheduled": _unscheduled_clocks(now or timezone.now()),
+    }
 
 
 def _ended_games() -> int:
@@ -47,6 +51,20 @@ def _ended_games() -> int:
             seats = Seat.objects.filter(game=game).select_related("user").order_by("seat")
             player_records.game_ended(game, [seat.user for seat in seats])
             analysis.queue(game)  # a finished one's: aborted and annulled games have none
+            mended += 1
+    return mended
+
+
+def _unfilled_seats() -> int:
+    unfilled = Seat.objects.filter(ended_at__isnull=False, outcome__isnull=True)
+    mended = 0
+    for game_id in sorted(set(unfilled.values_list("game_id", flat=True))):
+        with transaction.atomic():
+            game = Game.objects.select_for_update(of=("self",)).filter(pk=game_id).first()
+            if game is None or not unfilled.filter(game=game).exists():
+                continue  # another worker mended it first
+            seats = Seat.objects.filter(game=game).select_related("user").order_by("seat")
+            player_records.fill_ended(game, [seat.user for seat in seats])
             mended += 1
     return mended
 
