@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 from .hostile_forms import path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis"]
+GET_PAGES = [
+    "profile",
+    "game",
+    "replay",
+    "replay-page",
+    "analysis",
+    "games-list",
+    "api-games",
+    "live",
+]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -25,6 +34,32 @@ REPLAYS = {
 }
 
 
+# A player's list of games (the page, the API) and the live games: their filters and
+# cursors, each a valid value mostly, or junk; repeated, empty or left without "=".
+LISTS = {"games-list": "/games/", "api-games": "/api/games/", "live": "/live/"}
+LIST_VALUES = {
+    "status": ["finished", "active", "over", ""],
+    "opponent": ["bernd", "CARL", "nobody", "x" * 150, "x" * 151],
+    "variant": ["standard", "extra_wild", "wild", ""],
+    "rated": ["rated", "casual", "true", "1"],
+    "result": ["won", "lost", "drawn", "win"],
+    "before": ["1.1", "99999999999999999999.1", "1.99999999999999999999", "-1.2", "x"],
+    "after": ["1.1", "0.1.1", "1.9999999999999999999.1", "9" * 19 + ".1", "x"],
+}
+
+
+def list_query(draw) -> str:
+    names = draw(st.lists(st.sampled_from(sorted(LIST_VALUES)), max_size=5))
+    parts = []
+    for name in names:
+        value = draw(st.one_of(st.sampled_from(LIST_VALUES[name]), names_in_paths))
+        parts.append(draw(st.sampled_from([f"{name}={quoted(value)}", name, f"{name}="])))
+    parts += draw(
+        st.lists(st.sampled_from(["%00=1", "status=%ED%A0%80", "result=%FF%FE"]), max_size=1)
+    )
+    return "&".join(parts)
+
+
 def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
     """A path of ``page`` (one of ``GET_PAGES``) to draw: the games are ``game_ids``, and
     the pages of a finished game's replay meet ``finished`` more often."""
@@ -32,6 +67,8 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
         return f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
     if page == "game":
         return f"/api/games/{draw(path_part(game_ids))}/"
+    if page in LISTS:
+        return LISTS[page] + "?" + list_query(draw)
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(
