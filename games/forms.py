@@ -101,7 +101,7 @@ class GamesFilterForm(forms.Form):
         choices=[ANY, ("standard", _("standard")), ("extra_wild", _("extra wild card"))],
     )
     rated = forms.ChoiceField(
-        label=_("Rating"),
+        label=_("Rated or casual"),
         required=False,
         choices=[
             ANY,
