@@ -92,7 +92,7 @@ def test_the_records_equal_a_fresh_count_after_many_random_games(players, unlimi
     rng = random.Random(36)
     people = list(players.values())
     now = timezone.now()
-    for n in range(60):
+    for _ in range(60):
         a, b = rng.sample(people, 2)
         game = new_game(a, b, extra_wild=rng.random() < 0.4, rated=rng.random() < 0.7)
         if rng.random() < 0.1:
