@@ -275,7 +275,7 @@ def test_the_profile_shows_records_per_opponent_variant_and_month(history, clien
     page = clients["anna"].get("/users/anna/").content.decode()
     records = page[page.index("Most played opponents") :]
     bernd_row = records[records.index(">bernd<") : records.index("</tr>", records.index(">bernd<"))]
-    assert ">6</a></td><td class=\"count\">3 · 2 · 1</td>" in bernd_row  # played, won·lost·drawn
+    assert '>6</a></td><td class="count">3 · 2 · 1</td>' in bernd_row  # played, won·lost·drawn
     assert "/games/?opponent=bernd" in records
     assert "By variant" in page and "By month" in page
     other = clients["bernd"].get("/users/anna/").content.decode()
