@@ -150,8 +150,8 @@ def active_page(
     seat_active_idx), never their history; none of them has a result yet."""
     size = size or ACTIVE_PAGE
     found = _active(user)
-    if filters.result is not None:
-        found = found.none()
+    if filters.result is not None or filters.opponent == user:
+        found = found.none()  # no game under way has a result; nobody plays themselves
     if filters.opponent is not None:
         found = found.filter(seats__user=filters.opponent)  # a second join: the other seat
     if filters.extra_wild is not None:
@@ -258,12 +258,13 @@ def live_page(after: str | None = None, size: int | None = None) -> Page:
 
 def records_of(user) -> dict:
     """What a profile shows of a player's finished games besides the record: the most
-    played opponents (``opponents``, with their user), each variant (``variants``: the
+    played opponents who signed up (``opponents``, with their user), each variant (``variants``: the
     one without the extra wild card first) and the last months with a game (``months``,
     the latest first), each with played, won, lost, drawn. Three queries on the records'
     indexes, whatever the player's history."""
     opponents = (
         OpponentRecord.objects.filter(user=user)
+        .filter(opponent__guest_until__isnull=True)  # a guest is shown nowhere else either
         .select_related("opponent")
         .order_by("-played", "opponent_id")[:PROFILE_OPPONENTS]
     )

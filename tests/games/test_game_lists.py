@@ -195,6 +195,8 @@ def listed(client, url):
         ("?status=active&variant=extra_wild", ["active bernd"]),
         ("?status=active&rated=casual", ["active carl"]),
         ("?status=active&result=won", []),  # no game under way has a result
+        ("?status=active&opponent=anna", []),  # nobody plays themselves
+        ("?opponent=anna", []),
         ("?opponent=nobody", []),
     ],
 )
@@ -319,3 +321,13 @@ def test_the_live_page_lists_games_under_way_newest_move_first_without_guests(
 def test_the_live_page_asks_to_log_in(client):
     response = client.get("/live/")
     assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_a_bots_profile_lists_no_guest_among_its_opponents(players, clients):
+    guest = guest_accounts.do_make_guest("203.0.113.7", "en")
+    bot = queries.bot_of_level("boatswain")
+    end(invitations.do_invite(guest, to=bot.username, rated=False).game, 1)
+    end(invitations.do_invite(players["anna"], to=bot.username).game, 1)
+    assert OpponentRecord.objects.filter(user=bot).count() == 2  # both counted
+    shown = queries.records_of(bot)["opponents"]
+    assert [r.opponent for r in shown] == [players["anna"]]
