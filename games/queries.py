@@ -229,8 +229,7 @@ def live_page(after: str | None = None, size: int | None = None) -> Page:
     """A page of the games under way that are listed to watch (``Game.listed``), the
     newest move first (then the highest id), after the cursor ``after`` (``Page.next`` of
     the page before; ``BadCursor`` if it is not one), on the partial index game_live_idx.
-    Each game carries its players by seat (``players``) and their ratings now
-    (``ratings``, by user id). The list is live: a game that moves between two pages goes
+    Each game carries its players by seat (``players``). The list is live: a game that moves between two pages goes
     to the top and is not shown again further down."""
     size = size or LIVE_PAGE
     found = Game.objects.filter(
