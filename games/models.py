@@ -81,10 +81,12 @@ class Game(models.Model):
     fair_scheme = models.CharField(
         max_length=20, blank=True, default=fairness.SCHEME, db_default=fairness.SCHEME_V1
     )
-    # Shown on the page of live games (games.queries.live_page): a game between two
-    # people who signed up; a guest's game (accounts.guest_accounts) is watched only by a
-    # link. Not listed unless the code that starts the game says so (also a game the
-    # previous release starts during an upgrade).
+    # On the page of live games now (games.queries.live_page): a game under way between
+    # two people who signed up; a guest's game (accounts.guest_accounts) is watched only
+    # by its link. Set as the game starts, cleared as it ends (game_log.store_state), so
+    # that the page reads this one column, whose statistics the planner gets right. Not
+    # listed unless the code that starts the game says so (also a game the previous
+    # release starts during an upgrade).
     listed = models.BooleanField(default=False, db_default=False)
 
     class Meta:
@@ -100,7 +102,7 @@ class Game(models.Model):
             # the live games, the newest move first, a page after a (last_move_at, id) cursor
             models.Index(
                 fields=["-last_move_at", "-id"],
-                condition=models.Q(status="active", listed=True, last_move_at__isnull=False),
+                condition=models.Q(listed=True),
                 name="game_live_idx",
             ),
         ]

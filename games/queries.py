@@ -229,12 +229,13 @@ def live_page(after: str | None = None, size: int | None = None) -> Page:
     """A page of the games under way that are listed to watch (``Game.listed``), the
     newest move first (then the highest id), after the cursor ``after`` (``Page.next`` of
     the page before; ``BadCursor`` if it is not one), on the partial index game_live_idx.
-    Each game carries its players by seat (``players``). The list is live: a game that moves between two pages goes
-    to the top and is not shown again further down."""
+    Each game carries its players by seat (``players``). The list is live: a game that
+    moves between two pages goes to the top and is not shown again further down."""
     size = size or LIVE_PAGE
-    found = Game.objects.filter(
-        status=Game.Status.ACTIVE, listed=True, last_move_at__isnull=False
-    ).only("id", "round", "last_move_at", "extra_wild", "rated", "days_per_move", "status")
+    # listed: under way (cleared as a game ends), and a last move since it started
+    found = Game.objects.filter(listed=True).only(
+        "id", "round", "last_move_at", "extra_wild", "rated", "days_per_move", "status"
+    )
     if after is not None:
         match = _CURSOR.fullmatch(after)
         if match is None:

@@ -89,7 +89,7 @@ ON CONFLICT (user_id, month) DO NOTHING
 FILL_LISTED = """
 UPDATE games_game
 SET listed = TRUE
-WHERE status = 'active' AND NOT listed AND NOT EXISTS (
+WHERE status = 'active' AND last_move_at IS NOT NULL AND NOT listed AND NOT EXISTS (
     SELECT 1 FROM games_seat AS s JOIN accounts_user AS u ON u.id = s.user_id
     WHERE s.game_id = games_game.id AND u.guest_until IS NOT NULL
 )
@@ -215,9 +215,7 @@ class Migration(migrations.Migration):
         AddIndexConcurrentlyOnPostgreSQL(
             model_name="game",
             index=models.Index(
-                condition=models.Q(
-                    ("last_move_at__isnull", False), ("listed", True), ("status", "active")
-                ),
+                condition=models.Q(("listed", True)),
                 fields=["-last_move_at", "-id"],
                 name="game_live_idx",
             ),

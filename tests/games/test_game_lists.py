@@ -144,6 +144,14 @@ def test_a_game_the_previous_release_ended_is_filled_and_counted_once(players):
     assert kept_counts() == fresh_counts()
 
 
+def test_a_game_the_previous_release_ended_leaves_the_live_page(players):
+    game = end(new_game(players["anna"], players["bernd"]), 0)
+    Game.objects.filter(pk=game.pk).update(listed=True)  # the previous release's ending
+    assert upgrades.catch_up()["unlisted"] == 1
+    assert upgrades.catch_up()["unlisted"] == 0
+    assert not Game.objects.get(pk=game.pk).listed
+
+
 # -- the filtered list ------------------------------------------------------------------
 
 
@@ -304,6 +312,7 @@ def test_the_live_page_lists_games_under_way_newest_move_first_without_guests(
     ids = [row["game"].pk for row in response.context["rows"]]
     assert ids == [newer.pk, older.pk]
     assert over.pk not in ids and guests_game.pk not in ids
+    assert not Game.objects.get(pk=over.pk).listed  # taken off as it ended
     page = response.content.decode()
     assert f'href="/games/{newer.pk}/">Watch game {newer.pk}' in page
     assert f'href="/games/{older.pk}/">Open game {older.pk}' in page  # bernd plays in it

@@ -229,8 +229,31 @@ def test_every_filter_of_the_list_reads_its_page_on_an_index(large, clients):
             assert not set(scans) & set(BIG_TABLES), f"{url}\n{plan}"
         # the page in the index's order: no sort of the player's seats
         assert not any("Sort" in plan for plan in plans if index in plan), plans
-    first = client.get("/live/")
-    assert first.status_code == 200
-    for sql, plan in plans_of(statements(client, "/live/")):
-        if "listed" in sql:
-            assert "game_live_idx" in plan, plan
+
+
+def test_the_live_games_are_read_newest_move_first_on_their_index(large, clients):
+    """2,000 games under way among the crowd, as on the growth benchmark's large site."""
+    crowd = list(User.objects.filter(username__startswith="player")[:2000])
+    now = timezone.now()
+    games = Game.objects.bulk_create(
+        [
+            Game(state={}, listed=i % 20 > 0, last_move_at=now - timedelta(minutes=i * 7 % 2000))
+            for i in range(2000)
+        ]
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(game=game, user=crowd[(i + k * 7) % len(crowd)], seat=k)
+            for i, game in enumerate(games)
+            for k in (0, 1)
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_game")
+    client = clients["anna"]
+    second = client.get("/live/").context["more"]
+    for url in ("/live/", "/live/" + second):
+        plans = [plan for sql, plan in plans_of(statements(client, url)) if "listed" in sql]
+        assert plans and all("game_live_idx" in plan for plan in plans), plans
+        assert not any("Sort" in plan for plan in plans), plans
+        print(url, "\n", plans[0])
