@@ -923,6 +923,14 @@ def measure(name: str, pass_number: int) -> dict:
         "api invitations": (as_heavy, reverse("api_invitations")),
         "ranking": (as_heavy, reverse("ranking")),
         "moderation console": (as_moderator, reverse("moderation_console")),
+        # the filtered list: against one opponent, and one result among all their games
+        "games vs opponent": (as_heavy, reverse("my_games") + f"?opponent={OTHER}&result=won"),
+        "games won": (as_heavy, reverse("my_games") + "?result=won&rated=rated"),
+        "api games vs opponent": (
+            as_heavy,
+            reverse("api_games") + f"?status=finished&opponent={OTHER}",
+        ),
+        "live games": (as_other, reverse("live")),
     }
     for page, (client, url) in pages.items():
         client.get(url)  # warm-up

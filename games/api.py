@@ -10,10 +10,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
 from ninja import Query, Router
 from ninja.decorators import decorate_view
-from pydantic import Field
 
 from shanghaien.lib.errors import BadRequest, Forbidden
-from shanghaien.lib.schemas import Message, refusals
+from shanghaien.lib.schemas import refusals
 
 from . import history, queries
 from .access import access_game
@@ -26,6 +25,7 @@ from .messages import (
     CommitmentShown,
     Export,
     GamesPage,
+    GamesQuery,
     GameView,
     Invitation,
     InvitationBody,
@@ -139,27 +139,24 @@ def invitation_cancel(request, pk: str):
 # -- games ----------------------------------------------------------------------------------
 
 
-class GamesQuery(Message):
-    model_config = {"extra": "ignore", "strict": False}
-
-    status: str = Field("active", description="'active' or 'finished'")
-    after: str | None = Field(None, description="the cursor of an active list's next page")
-    before: str | None = Field(None, description="the cursor of a finished list's next page")
-
-
 @router.get("/games/", response={200: GamesPage, **refusals()}, url_name="api_games")
 def games(request, query: Query[GamesQuery]):
-    """A page of the player's games, and in ``next`` the address of the page after it
-    (null on the last page)."""
+    """A page of the player's games, narrowed by the filters given, and in ``next`` the
+    address of the page after it, with the same filters (null on the last page)."""
     status = query.status
     cursor = query.after if status == "active" else query.before
+    if status not in ("active", "finished"):
+        raise BadRequest("bad_status", _("The status is 'active' or 'finished'."))
+    filters = queries.filters_of(
+        query.opponent or "", query.variant or "", query.rated or "", query.result or ""
+    )
     try:
-        if status == "active":
-            page = queries.active_page(request.user, cursor)
-        elif status == "finished":  # every game that is over, also aborted and annulled ones
-            page = queries.finished_page(request.user, cursor)
-        else:
-            raise BadRequest("bad_status", _("The status is 'active' or 'finished'."))
+        if filters is None:  # no player of that name: no game
+            page = queries.Page([], None)
+        elif status == "active":
+            page = queries.active_page(request.user, cursor, filters=filters)
+        else:  # every game that is over, also aborted and annulled ones
+            page = queries.finished_page(request.user, cursor, filters=filters)
     except queries.BadCursor:
         raise BadRequest(
             "bad_cursor", _("Not a page of this list: follow the 'next' address given.")
@@ -167,7 +164,12 @@ def games(request, query: Query[GamesQuery]):
     follow = None
     if page.next is not None:
         key = "after" if status == "active" else "before"
-        follow = f"{request.path}?{urlencode({'status': status, key: page.next})}"
+        kept = {
+            name: value
+            for name in ("opponent", "variant", "rated", "result")
+            if (value := getattr(query, name))
+        }
+        follow = f"{request.path}?{urlencode({'status': status, **kept, key: page.next})}"
     games = [game_summary(g, request.user) for g in page.games]
     return JsonResponse({"games": games, "next": follow})
 

@@ -1,5 +1,6 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .models import DAYS_PER_MOVE_CHOICES
 from .services import fitting
@@ -107,3 +108,37 @@ class ComputerGameForm(LobbyForm):
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
     client_seed = client_seed_field()
     commitment = commitment_field()
+
+
+ANY = ("", _("any"))
+
+
+class GamesFilterForm(forms.Form):
+    """The filters of a player's list of games (``games.queries.filters_of``), sent by
+    GET: each left empty takes every game."""
+
+    status = forms.ChoiceField(
+        label=_("Games"),
+        required=False,
+        choices=[("finished", _("over")), ("active", _("under way"))],
+    )
+    opponent = forms.CharField(label=_("Opponent"), required=False, max_length=150)
+    variant = forms.ChoiceField(
+        label=_("Variant"),
+        required=False,
+        choices=[ANY, ("standard", _("standard")), ("extra_wild", _("extra wild card"))],
+    )
+    rated = forms.ChoiceField(
+        label=_("Rated or casual"),
+        required=False,
+        choices=[
+            ANY,
+            ("rated", pgettext_lazy("game", "rated")),
+            ("casual", pgettext_lazy("game", "casual")),
+        ],
+    )
+    result = forms.ChoiceField(
+        label=_("Result"),
+        required=False,
+        choices=[ANY, ("won", _("won")), ("lost", _("lost")), ("drawn", _("drawn"))],
+    )

@@ -264,6 +264,32 @@ class GameSummary(Message):
     opponent_away: list[Away]
 
 
+class GamesQuery(Message):
+    """The query of ``GET /api/games/``: which list, the page, and the filters (each left
+    out: any game)."""
+
+    model_config = {"extra": "ignore", "strict": False}
+
+    status: str = Field("active", description="'active' or 'finished'")
+    after: str | None = Field(None, description="the cursor of an active list's next page")
+    before: str | None = Field(None, description="the cursor of a finished list's next page")
+    opponent: str | None = Field(
+        None,
+        max_length=150,
+        description="only the games against this player (the name, in any case); "
+        "an unknown name: no game",
+    )
+    variant: Literal["standard", "extra_wild"] | None = Field(
+        None, description="only the games without ('standard') or with the extra wild card"
+    )
+    rated: Literal["rated", "casual"] | None = Field(
+        None, description="only the rated games, or only the casual ones"
+    )
+    result: Literal["won", "lost", "drawn"] | None = Field(
+        None, description="only the games over with this result (none under way has one)"
+    )
+
+
 class GamesPage(Message):
     games: list[GameSummary]
     next: str | None  # the address of the next page, null on the last

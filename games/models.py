@@ -81,6 +81,13 @@ class Game(models.Model):
     fair_scheme = models.CharField(
         max_length=20, blank=True, default=fairness.SCHEME, db_default=fairness.SCHEME_V1
     )
+    # On the page of live games now (games.queries.live_page): a game under way between
+    # two people who signed up; a guest's game (accounts.guest_accounts) is watched only
+    # by its link. Set as the game starts, cleared as it ends (game_log.store_state), so
+    # that the page reads this one column, whose statistics the planner gets right. Not
+    # listed unless the code that starts the game says so (also a game the previous
+    # release starts during an upgrade).
+    listed = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
@@ -98,6 +105,12 @@ class Game(models.Model):
                 fields=["to_move", "turn_started_at", "id"],
                 condition=models.Q(status="active"),
                 name="game_waiting_idx",
+            ),
+            # the live games, the newest move first, a page after a (last_move_at, id) cursor
+            models.Index(
+                fields=["-last_move_at", "-id"],
+                condition=models.Q(listed=True),
+                name="game_live_idx",
             ),
         ]
         permissions = [
@@ -134,6 +147,25 @@ class Seat(models.Model):
     # while it goes on. A player's lists read their page from the two indexes below
     # instead of every game they ever played.
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Copied with ended_at (games.services.player_records), so that a player's list of
+    # games that are over is filtered on the seats' own indexes: who the opponent was,
+    # the result from this seat ("won", "lost", "drawn"; "" for an aborted or annulled
+    # game), the variant and whether the game was rated. Empty while the game goes on;
+    # outcome None on an ended seat: the previous release ended it, and the worker's
+    # catch-up fills it (games.services.upgrades). The opponent is a plain column with
+    # no constraint: the one writer copies it from the game's other seat.
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
+    outcome = models.CharField(max_length=5, null=True, blank=True)  # noqa: DJ001 (None: unfilled)
+    extra_wild = models.BooleanField(null=True, blank=True)
+    rated = models.BooleanField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -142,11 +174,24 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
         ]
         indexes = [
-            # the finished list, the last to end first, a page after a (ended_at, game) cursor
+            # the list of games that are over, the last to end first, a page after a
+            # (ended_at, game) cursor; the filters' columns last, checked in the index
             models.Index(
-                fields=["user", "-ended_at", "-game"],
-                name="seat_ended_idx",
+                fields=["user", "-ended_at", "-game", "outcome", "rated", "extra_wild"],
+                name="seat_ended_list_idx",
                 condition=models.Q(ended_at__isnull=False),
+            ),
+            # the same against one opponent
+            models.Index(
+                fields=["user", "opponent", "-ended_at", "-game", "outcome", "rated", "extra_wild"],
+                name="seat_opponent_idx",
+                condition=models.Q(ended_at__isnull=False),
+            ),
+            # ended seats the previous release left unfilled: none once the worker has run
+            models.Index(
+                fields=["game"],
+                name="seat_unfilled_idx",
+                condition=models.Q(ended_at__isnull=False, outcome__isnull=True),
             ),
             # the lobby: the games a player has under way
             models.Index(
@@ -180,6 +225,69 @@ class PlayerRecord(models.Model):
 
     def __str__(self):
         return f"{self.user_id}: {self.won}-{self.drawn}-{self.lost}"
+
+
+class Tally(models.Model):
+    """Finished games (with a result) counted as each ends, by what the subclass keys
+    them on (``games.services.player_records``): a profile reads a few rows, never the
+    games."""
+
+    played = models.PositiveIntegerField(default=0, db_default=0)
+    won = models.PositiveIntegerField(default=0, db_default=0)
+    lost = models.PositiveIntegerField(default=0, db_default=0)
+    drawn = models.PositiveIntegerField(default=0, db_default=0)
+
+    class Meta:
+        abstract = True
+
+
+class OpponentRecord(Tally):
+    """A player's finished games against one opponent."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "opponent"], name="opponent_record_unique")
+        ]
+        # a profile's most played opponents
+        indexes = [models.Index(fields=["user", "-played", "opponent"], name="opponent_played_idx")]
+
+    def __str__(self):
+        return f"{self.user_id} v {self.opponent_id}: {self.won}-{self.drawn}-{self.lost}"
+
+
+class VariantRecord(Tally):
+    """A player's finished games of one variant (with the extra wild card, or without)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    extra_wild = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "extra_wild"], name="variant_record_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} wild={self.extra_wild}: {self.won}-{self.drawn}-{self.lost}"
+
+
+class MonthRecord(Tally):
+    """A player's finished games that ended in one month (UTC; ``month`` is its first day)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    month = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "month"], name="month_record_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} {self.month:%Y-%m}: {self.won}-{self.drawn}-{self.lost}"
 
 
 class Event(AppendOnlyModel):

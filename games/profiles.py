@@ -11,7 +11,7 @@ from accounts.online import presence_of
 from ratings.queries import profile_rating
 
 from .notify.send import email_undeliverable
-from .queries import games_for, record_of
+from .queries import games_for, record_of, records_of
 from .serializers import game_summary
 
 
@@ -23,6 +23,7 @@ def profile(request, username):
         "presence": presence_of(request.user, [person])[person.pk],
         "own": own,
         "record": record_of(person),
+        **records_of(person),
         "games": [game_summary(g, person) for g in games_for(person)[:50]],
         "ratings": profile_rating(person),
     }

@@ -18,15 +18,30 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from .models import Event, Game, GameNote, Invitation, PlayerRecord, Seat
+from .models import (
+    Event,
+    Game,
+    GameNote,
+    Invitation,
+    MonthRecord,
+    OpponentRecord,
+    PlayerRecord,
+    Seat,
+    VariantRecord,
+)
 from .services import fitting
 
 # A page of a player's lists: the finished games of the HTML list and of the API, and the
-# API's active games (the lobby shows every game under way).
+# API's active games (the lobby shows every game under way); a page of live games.
 FINISHED_PAGE = 50
 ACTIVE_PAGE = 100
 # The lobby's open invitations: the newest of those a player may accept, and of the others.
 OPEN_SHOWN = 50
+LIVE_PAGE = 50
+# What a profile shows of the records kept per opponent and per month.
+PROFILE_OPPONENTS = 10
+PROFILE_MONTHS = 12
+RESULTS = ("won", "lost", "drawn")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
@@ -63,6 +78,39 @@ class Page:
     next: str | None  # the cursor of the page after this one; None on the last page
 
 
+@dataclass(frozen=True)
+class Filters:
+    """What narrows a player's list of games; None: any. ``opponent`` is a user,
+    ``result`` one of ``RESULTS`` (only games that are over have one)."""
+
+    opponent: object = None
+    extra_wild: bool | None = None
+    rated: bool | None = None
+    result: str | None = None
+
+
+ANY = Filters()
+VARIANTS = {"standard": False, "extra_wild": True}
+RATED = {"rated": True, "casual": False}
+
+
+def filters_of(opponent="", variant="", rated="", result="") -> Filters | None:
+    """The filters the list's form and the API take, by their words (each empty: any);
+    None when no game can match (no player has that name). The opponent is found by name
+    in any case, on the index of ``UPPER(username)``."""
+    user = None
+    if opponent:
+        user = get_user_model().objects.filter(username__iexact=opponent).first()
+        if user is None:
+            return None
+    return Filters(
+        opponent=user,
+        extra_wild=VARIANTS.get(variant),
+        rated=RATED.get(rated),
+        result=result if result in RESULTS else None,
+    )
+
+
 def _players() -> tuple:
     # Each game's two seats in seat order: not in the seats' default order, which would
     # join the games again to sort by their last move. Then their users (by primary key:
@@ -96,12 +144,24 @@ def games_for(user):
     return _active(user).prefetch_related(*_players())
 
 
-def active_page(user, after: str | None = None, size: int | None = None) -> Page:
+def active_page(
+    user, after: str | None = None, size: int | None = None, filters: Filters = ANY
+) -> Page:
     """A page of ``games_for``, after the cursor ``after`` (``Page.next`` of the page
-    before; ``BadCursor`` if it is not one). A game that moves between two pages may move
-    to another place in the order: the list of games under way is live."""
+    before; ``BadCursor`` if it is not one), narrowed by ``filters``. A game that moves
+    between two pages may move to another place in the order: the list of games under
+    way is live. The filters narrow the player's games under way (the partial index
+    seat_active_idx), never their history; none of them has a result yet."""
     size = size or ACTIVE_PAGE
     found = _active(user)
+    if filters.result is not None or filters.opponent == user:
+        found = found.none()  # no game under way has a result; nobody plays themselves
+    if filters.opponent is not None:
+        found = found.filter(seats__user=filters.opponent)  # a second join: the other seat
+    if filters.extra_wild is not None:
+        found = found.filter(extra_wild=filters.extra_wild)
+    if filters.rated is not None:
+        found = found.filter(rated=filters.rated)
     if after is not None:
         match = _ACTIVE_CURSOR.fullmatch(after)
         if match is None:
@@ -120,17 +180,30 @@ def active_page(user, after: str | None = None, size: int | None = None) -> Page
     return Page(games, cursor)
 
 
-def finished_page(user, before: str | None = None, size: int | None = None) -> Page:
+def finished_page(
+    user, before: str | None = None, size: int | None = None, filters: Filters = ANY
+) -> Page:
     """A page of a player's games that are over, whatever ended them, the last to end
     first (then the highest id), after the cursor ``before`` (``Page.next`` of the page
-    before; ``BadCursor`` if it is not one). Read from the player's seats on the index
-    seat_ended_idx, so a page costs the same whatever the player's history; a game that
-    ends between two pages goes to the top of the list and shifts nothing below.
+    before; ``BadCursor`` if it is not one), narrowed by ``filters``. Read from the
+    player's seats on the index seat_ended_list_idx (seat_opponent_idx against one
+    opponent), whose last columns are the other filters' (the seat's copies of the
+    game's, ``player_records``), checked in the index: a page costs the same whatever the
+    player's history; a game that ends between two pages goes to the top of the list and
+    shifts nothing below.
 
     Each game carries the ``ending_note`` its ``game_ended`` event keeps (a moderator's
     reason, "" for any other game), read for the annulled games of the page only."""
     size = size or FINISHED_PAGE
     seats = Seat.objects.filter(user=user, ended_at__isnull=False)
+    if filters.opponent is not None:
+        seats = seats.filter(opponent=filters.opponent)
+    if filters.result is not None:
+        seats = seats.filter(outcome=filters.result)
+    if filters.rated is not None:
+        seats = seats.filter(rated=filters.rated)
+    if filters.extra_wild is not None:
+        seats = seats.filter(extra_wild=filters.extra_wild)
     if before is not None:
         match = _CURSOR.fullmatch(before)
         if match is None:
@@ -154,6 +227,54 @@ def finished_page(user, before: str | None = None, size: int | None = None) -> P
         game.ending_note = notes.get(game.pk, "")
     cursor = f"{_micros(rows[-1].ended_at)}.{rows[-1].game_id}" if more else None
     return Page(games, cursor)
+
+
+def live_page(after: str | None = None, size: int | None = None) -> Page:
+    """A page of the games under way that are listed to watch (``Game.listed``), the
+    newest move first (then the highest id), after the cursor ``after`` (``Page.next`` of
+    the page before; ``BadCursor`` if it is not one), on the partial index game_live_idx.
+    Each game carries its players by seat (``players``). The list is live: a game that
+    moves between two pages goes to the top and is not shown again further down."""
+    size = size or LIVE_PAGE
+    # listed: under way (cleared as a game ends), and a last move since it started
+    found = Game.objects.filter(listed=True).only(
+        "id", "round", "last_move_at", "extra_wild", "rated", "days_per_move", "status"
+    )
+    if after is not None:
+        match = _CURSOR.fullmatch(after)
+        if match is None:
+            raise BadCursor(after)
+        moved, pk = _moment(match[1]), _number(match[2])
+        found = found.filter(last_move_at__lte=moved).filter(
+            Q(last_move_at__lt=moved) | Q(id__lt=pk)
+        )
+    games = list(found.order_by("-last_move_at", "-id")[: size + 1])
+    more = len(games) > size
+    games = games[:size]
+    prefetch_related_objects(
+        games, Prefetch("seats", queryset=Seat.objects.order_by("seat").select_related("user"))
+    )
+    for game in games:
+        game.players = [seat.user for seat in game.seats.all()]
+    cursor = f"{_micros(games[-1].last_move_at)}.{games[-1].pk}" if more else None
+    return Page(games, cursor)
+
+
+def records_of(user) -> dict:
+    """What a profile shows of a player's finished games besides the record: the most
+    played opponents who signed up (``opponents``, with their user), each variant (``variants``: the
+    one without the extra wild card first) and the last months with a game (``months``,
+    the latest first), each with played, won, lost, drawn. Three queries on the records'
+    indexes, whatever the player's history."""
+    opponents = (
+        OpponentRecord.objects.filter(user=user)
+        .filter(opponent__guest_until__isnull=True)  # a guest is shown nowhere else either
+        .select_related("opponent")
+        .order_by("-played", "opponent_id")[:PROFILE_OPPONENTS]
+    )
+    variants = VariantRecord.objects.filter(user=user).order_by("extra_wild")
+    months = MonthRecord.objects.filter(user=user).order_by("-month")[:PROFILE_MONTHS]
+    return {"opponents": list(opponents), "variants": list(variants), "months": list(months)}
 
 
 def has_ended_games(user) -> bool:

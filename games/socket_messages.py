@@ -105,6 +105,8 @@ class PresenceFrame(Message):
     type: Literal["presence"]
     state: Literal["here", "online", "seen", "none"]
     text: str
+
+
 # The ids of the games waiting for the player's move, the one waiting longest first (at
 # most games.queries.WAITING_IDS of them): a board tells from it whether its own game is
 # among those ``your_turn`` counts.

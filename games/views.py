@@ -20,13 +20,14 @@ from django.views.decorators.http import require_POST
 from accounts import guest_accounts
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
+from ratings.queries import current_ratings
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
 from shanghaien.lib.input import parse_id, parse_json
 from shanghaien.lib.responses import rate_limited_page
 
 from . import analysis_shown, history, queries, showcase
 from .access import access_game
-from .forms import ComputerGameForm, InvitationForm
+from .forms import ComputerGameForm, GamesFilterForm, InvitationForm
 from .live.reads import game_now
 from .models import NOTE_MAX, Game
 from .rules.random_player import GIVING_UP
@@ -113,22 +114,71 @@ def game_against_computer(request, user, level: str, **terms):
     return redirect("game", pk=invitation.game_id)
 
 
+FILTERS = ("status", "opponent", "variant", "rated", "result")
+
+
 @login_required
-def finished(request):
-    """A page of the player's games that are over, with a link to the older ones. A cursor
-    this server did not write (a mangled link) shows the first page: nothing is changed
-    by reading, and the newest games are what such a link most likely wanted."""
-    before = request.GET.get("before")
-    try:
-        page = queries.finished_page(request.user, before)
-    except queries.BadCursor:
-        before, page = None, queries.finished_page(request.user)
+def my_games(request):
+    """A page of the player's games, over (the default) or under way, narrowed by the
+    filters of a GET form (``GamesFilterForm``), with a link to the next page that keeps
+    them. A filter the form refuses is said and left out; a cursor this server did not
+    write (a mangled link) shows the first page: nothing is changed by reading, and the
+    newest games are what such a link most likely wanted."""
+    form = GamesFilterForm(request.GET)
+    form.is_valid()  # the fields it refuses are shown with their error, and left out
+    chosen = {name: form.cleaned_data.get(name) or "" for name in FILTERS}
+    status = chosen["status"] or "finished"
+    key = "before" if status == "finished" else "after"
+    cursor = request.GET.get(key)
+    filters = queries.filters_of(
+        chosen["opponent"], chosen["variant"], chosen["rated"], chosen["result"]
+    )
+    read = queries.finished_page if status == "finished" else queries.active_page
+    if filters is None:  # no player of that name: no game
+        cursor, page = None, queries.Page([], None)
+    else:
+        try:
+            page = read(request.user, cursor, filters=filters)
+        except queries.BadCursor:
+            cursor, page = None, read(request.user, filters=filters)
+    kept = {name: value for name, value in chosen.items() if value}
     context = {
+        "form": form,
+        "status": status,
+        "filtered": any(kept.get(name) for name in FILTERS[1:]),
+        "unknown_opponent": filters is None,
         "games": [game_summary(g, request.user) for g in page.games],
-        "older": f"?{urlencode({'before': page.next})}" if page.next else None,
-        "newest": before is not None,  # a later page links back to the first
+        "older": f"?{urlencode({**kept, key: page.next})}" if page.next else None,
+        "newest": f"?{urlencode(kept)}" if cursor is not None else None,
     }
     return render(request, "games/finished.html", context)
+
+
+@login_required
+def live(request):
+    """The games under way that anyone logged in may watch (``games.access``: every
+    game; the listed ones, ``Game.listed``), the newest move first, a page at a time. A
+    cursor this server did not write shows the first page."""
+    after = request.GET.get("after")
+    try:
+        page = queries.live_page(after)
+    except queries.BadCursor:
+        after, page = None, queries.live_page()
+    ratings = current_ratings(p.pk for g in page.games for p in g.players)
+    rows = [
+        {
+            "game": g,
+            "players": [{"user": p, "rating": ratings.get(p.pk)} for p in g.players],
+            "mine": any(p.pk == request.user.pk for p in g.players),
+        }
+        for g in page.games
+    ]
+    context = {
+        "rows": rows,
+        "more": f"?{urlencode({'after': page.next})}" if page.next else None,
+        "newest": after is not None,
+    }
+    return render(request, "games/live.html", context)
 
 
 @login_required

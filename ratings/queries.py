@@ -129,3 +129,18 @@ def shown_rating(user_id) -> int | None:
         .first()
     )
     return None if rating is None else round(rating)
+
+
+def current_ratings(user_ids) -> dict:
+    """Each player's rating now, by id, for a list of games: ``{"rating", "provisional"}``,
+    in one query on the ratings' primary key; a player with no rated game has none."""
+    rows = PlayerRating.objects.filter(user_id__in=set(user_ids)).only(
+        "user_id", "rating", "deviation"
+    )
+    return {
+        row.user_id: {
+            "rating": round(row.rating),
+            "provisional": row.deviation > PROVISIONAL_DEVIATION,
+        }
+        for row in rows
+    }

@@ -101,6 +101,7 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.score0, game.score1 = (s.total for s in result.scores)
         game.finished_at = now
         game.deadline = None
+        game.listed = False  # off the page of live games
         if arrived:
             player_records.game_ended(game, players)
     if game.to_move_id != previous or result is not None:

@@ -219,6 +219,8 @@ def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -
             fair_commitment=invitation.fair_commitment,
             fair_scheme=invitation.fair_scheme,
             client_seeds=seeds if invitation.fair_seed else [],
+            # on the page of live games, unless a guest plays (a visitor's own game)
+            listed=not (invitation.from_user.is_guest or user.is_guest),
         )
         stream = game_log.stream_of(game)
         state, events = rules.new_game(stream, extra_wild=invitation.extra_wild)

@@ -210,6 +210,12 @@ def test_no_serious_or_critical_violations_on_any_page(
 
     page.goto(asgi_server + "/games/finished/")
     check("finished games")
+    page.goto(asgi_server + "/games/?opponent=bernd&result=zz&variant=standard")
+    check("my games, filtered, a refused filter shown")
+    page.goto(asgi_server + "/games/?status=active")
+    check("my games under way")
+    page.goto(asgi_server + "/live/")
+    check("live games")
     page.goto(asgi_server + "/rules/")
     check("rules")
     page.goto(f"{asgi_server}/users/{name}/")

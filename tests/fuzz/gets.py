@@ -8,7 +8,19 @@ from hypothesis import strategies as st
 from .hostile_forms import JUNK_IDS, path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "note", "next", "moderation"]
+GET_PAGES = [
+    "profile",
+    "game",
+    "replay",
+    "replay-page",
+    "analysis",
+    "games-list",
+    "api-games",
+    "live",
+    "note",
+    "next",
+    "moderation",
+]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -23,6 +35,32 @@ REPLAYS = {
     "replay-page": "/games/{}/replay/",
     "analysis": "/games/{}/replay/analysis/",
 }
+
+
+# A player's list of games (the page, the API) and the live games: their filters and
+# cursors, each a valid value mostly, or junk; repeated, empty or left without "=".
+LISTS = {"games-list": "/games/", "api-games": "/api/games/", "live": "/live/"}
+LIST_VALUES = {
+    "status": ["finished", "active", "over", ""],
+    "opponent": ["bernd", "CARL", "nobody", "x" * 150, "x" * 151],
+    "variant": ["standard", "extra_wild", "wild", ""],
+    "rated": ["rated", "casual", "true", "1"],
+    "result": ["won", "lost", "drawn", "win"],
+    "before": ["1.1", "99999999999999999999.1", "1.99999999999999999999", "-1.2", "x"],
+    "after": ["1.1", "0.1.1", "1.9999999999999999999.1", "9" * 19 + ".1", "x"],
+}
+
+
+def list_query(draw) -> str:
+    names = draw(st.lists(st.sampled_from(sorted(LIST_VALUES)), max_size=5))
+    parts = []
+    for name in names:
+        value = draw(st.one_of(st.sampled_from(LIST_VALUES[name]), names_in_paths))
+        parts.append(draw(st.sampled_from([f"{name}={quoted(value)}", name, f"{name}="])))
+    parts += draw(
+        st.lists(st.sampled_from(["%00=1", "status=%ED%A0%80", "result=%FF%FE"]), max_size=1)
+    )
+    return "&".join(parts)
 
 
 def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
@@ -40,6 +78,8 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
     if page == "moderation":  # the moderators' console, its page number anything
         number = draw(st.one_of(st.sampled_from(JUNK_IDS + ["1", "2", "last"]), names_in_paths))
         return "/moderation/?page=" + quoted(number)
+    if page in LISTS:
+        return LISTS[page] + "?" + list_query(draw)
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(

@@ -25,6 +25,11 @@ PAGES = (
     "/api/games/?status=finished",
     "/users/anna/",
     "/users/ANNA/",
+    "/games/?opponent=bernd&result=won",
+    "/games/?variant=extra_wild&rated=rated",
+    "/games/?status=active&opponent=carl",
+    "/api/games/?status=finished&opponent=carl&result=lost",
+    "/live/",
 )
 BIG_TABLES = ("games_game", "games_seat", "accounts_user")
 
@@ -45,6 +50,7 @@ def add_games(anna, opponents, n, active=0, start=0):
                 state={},
                 status=Game.Status.FINISHED if over else Game.Status.ACTIVE,
                 winner=(anna if i % 3 else opponent) if over else None,
+                listed=not over,
                 result_reason="completed" if over else "",
                 score0=10,
                 score1=8,
@@ -58,9 +64,24 @@ def add_games(anna, opponents, n, active=0, start=0):
     Game.objects.bulk_create(games)
     for game in games:
         over = game.status == Game.Status.FINISHED
-        for seat, user in enumerate((anna, opponents[game.pk % len(opponents)])):
+        pair = (anna, opponents[game.pk % len(opponents)])
+        for seat, user in enumerate(pair):
+            # the columns player_records copies at the end, for the filtered lists
+            won = game.winner_id == user.pk
+            filled = {
+                "opponent": pair[1 - seat],
+                "outcome": "won" if won else "lost",
+                "extra_wild": game.pk % 4 == 0,
+                "rated": True,
+            }
             seats.append(
-                Seat(game=game, user=user, seat=seat, ended_at=game.finished_at if over else None)
+                Seat(
+                    game=game,
+                    user=user,
+                    seat=seat,
+                    ended_at=game.finished_at if over else None,
+                    **(filled if over else {}),
+                )
             )
         if over:
             changes.append(
@@ -136,9 +157,11 @@ def large(players, postgres_only, bulk_cleanup):
         a, b = crowd[i % 2000], crowd[(i * 7 + 1) % 2000]
         if a == b:
             b = crowd[(i + 1) % 2000]
+        ended = {"ended_at": game.finished_at, "outcome": "drawn", "rated": i % 10 > 0}
+        ended["extra_wild"] = i % 3 == 0
         seats += [
-            Seat(game=game, user=a, seat=0, ended_at=game.finished_at),
-            Seat(game=game, user=b, seat=1, ended_at=game.finished_at),
+            Seat(game=game, user=a, seat=0, opponent=b, **ended),
+            Seat(game=game, user=b, seat=1, opponent=a, **ended),
         ]
     Seat.objects.bulk_create(seats, batch_size=5000)
     with connection.cursor() as cursor:
@@ -179,3 +202,58 @@ def test_the_profile_the_lobby_and_the_finished_list_read_no_whole_table(large, 
         User.objects.filter(username__iexact="ANNA", is_active=True).first()
     ((_, plan),) = plans_of([lookup.captured_queries[0]["sql"]])
     assert "user_username_upper_idx" in plan, plan
+
+
+# Each filter of a player's list, alone and together, and the index its page is read on.
+FILTERED = {
+    "/games/?result=won": "seat_ended_list_idx",
+    "/games/?result=drawn": "seat_ended_list_idx",
+    "/games/?variant=extra_wild": "seat_ended_list_idx",
+    "/games/?rated=casual": "seat_ended_list_idx",
+    "/games/?variant=standard&rated=rated&result=lost": "seat_ended_list_idx",
+    "/games/?opponent=player7": "seat_opponent_idx",
+    "/games/?opponent=player7&result=won&variant=standard&rated=rated": "seat_opponent_idx",
+    "/api/games/?status=finished&opponent=player7&result=lost": "seat_opponent_idx",
+    "/api/games/?status=finished&rated=casual&variant=extra_wild": "seat_ended_list_idx",
+}
+
+
+def test_every_filter_of_the_list_reads_its_page_on_an_index(large, clients):
+    client = clients["anna"]
+    for url, index in FILTERED.items():
+        plans = [plan for sql, plan in plans_of(statements(client, url)) if "games_seat" in sql]
+        assert any(index in plan for plan in plans), f"{url}\n" + "\n\n".join(plans)
+        print(url, "\n", next(plan for plan in plans if index in plan))
+        for plan in plans:
+            scans = re.findall(r"Seq Scan on (\w+)", plan)
+            assert not set(scans) & set(BIG_TABLES), f"{url}\n{plan}"
+        # the page in the index's order: no sort of the player's seats
+        assert not any("Sort" in plan for plan in plans if index in plan), plans
+
+
+def test_the_live_games_are_read_newest_move_first_on_their_index(large, clients):
+    """2,000 games under way among the crowd, as on the growth benchmark's large site."""
+    crowd = list(User.objects.filter(username__startswith="player")[:2000])
+    now = timezone.now()
+    games = Game.objects.bulk_create(
+        [
+            Game(state={}, listed=i % 20 > 0, last_move_at=now - timedelta(minutes=i * 7 % 2000))
+            for i in range(2000)
+        ]
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(game=game, user=crowd[(i + k * 7) % len(crowd)], seat=k)
+            for i, game in enumerate(games)
+            for k in (0, 1)
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_game")
+    client = clients["anna"]
+    second = client.get("/live/").context["more"]
+    for url in ("/live/", "/live/" + second):
+        plans = [plan for sql, plan in plans_of(statements(client, url)) if "listed" in sql]
+        assert plans and all("game_live_idx" in plan for plan in plans), plans
+        assert not any("Sort" in plan for plan in plans), plans
+        print(url, "\n", plans[0])

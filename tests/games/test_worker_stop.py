@@ -261,7 +261,7 @@ def test_under_json_logging_every_line_is_a_json_object(workers, tmp_path):
     assert all(isinstance(r["duration_ms"], int) and r["duration_ms"] >= 0 for r in jobs.values())
     assert jobs["deadlines"]["result"] == {"timeouts": 0, "reminders": 0}
     assert jobs["notifications"]["result"] == 0
-    assert jobs["catch_up"]["result"] == {"ended": 0, "scheduled": 0}
+    assert jobs["catch_up"]["result"] == {"ended": 0, "filled": 0, "unlisted": 0, "scheduled": 0}
     assert len(records) == len(jobs)  # --once: the job lines, and nothing else
 
 
