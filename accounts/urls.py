@@ -33,4 +33,6 @@ urlpatterns = [
     path("accounts/devices/<int:pk>/remove/", views.remove_device, name="remove_device"),
     path("users/<username:username>/block/", views.block, name="block"),
     path("users/<username:username>/unblock/", views.unblock, name="unblock"),
+    path("users/<username:username>/follow/", views.follow, name="follow"),
+    path("users/<username:username>/unfollow/", views.unfollow, name="unfollow"),
 ]

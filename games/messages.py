@@ -537,3 +537,18 @@ class Export(Message):
     result: ExportResult
     events: list[ExportedEvent]
     fairness: Fairness | None = None
+
+
+class PlayerFound(Message):
+    """A player the search found: ``bot`` is a computer opponent's level (null for a
+    person), ``rating`` null before a rated game, ``games`` the finished games played."""
+
+    username: str
+    bot: str | None
+    rating: int | None
+    games: int
+
+
+class PlayersFound(Message):
+    players: list[PlayerFound]
+    next: str | None  # the address of the next page, null on the last
