@@ -12,7 +12,7 @@ from ninja import Query, Router
 from ninja.decorators import decorate_view
 from pydantic import Field
 
-from accounts import search
+from accounts import name_search as search
 from shanghaien.lib.errors import BadRequest
 from shanghaien.lib.schemas import Message, refusals
 

@@ -1,5 +1,5 @@
 """Finding players and following them: the search's results (``/players/``) and the
-friends page (``/friends/``). The names are found by ``accounts.search`` and the follows
+friends page (``/friends/``). The names are found by ``accounts.name_search`` and the follows
 kept by ``accounts.follows``; this module adds what the games and ratings know of each
 player (rating, games played) and the games waiting for the player against a friend.
 """
@@ -12,7 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import reverse
 
-from accounts import follows, search
+from accounts import follows
+from accounts import name_search as search
 from ratings.models import PlayerRating
 from shanghaien.lib.errors import BadRequest
 

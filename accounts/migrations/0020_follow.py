@@ -1,5 +1,5 @@
 """Following a player (``Follow``), and the index that finds players by the start of
-their name (``accounts.search``).
+their name (``accounts.name_search``).
 
 A new table is safe while the previous release runs (it never reads it). The search's
 index is PostgreSQL's only: ``(UPPER(username) COLLATE "C")``, a plain btree whose byte

@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from accounts import search
+from accounts import name_search as search
 from accounts.follows import do_follow
 from accounts.models import Block
 from games.models import Invitation, PlayerRecord
