@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from .hostile_forms import path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis"]
+GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "players", "api-players"]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -32,6 +32,25 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
         return f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
     if page == "game":
         return f"/api/games/{draw(path_part(game_ids))}/"
+    if page in ("players", "api-players"):  # the search: its page and its endpoint
+        base = "/players/" if page == "players" else "/api/players/"
+        q = draw(st.one_of(names_in_paths, st.sampled_from(["an", "A", "", " b ", "%", "_"])))
+        after = draw(st.one_of(names_in_paths, st.sampled_from(["ANNA", "BERND", ""])))
+        query = draw(
+            st.sampled_from(
+                [
+                    "q=" + quoted(q),
+                    "q=" + quoted(q) + "&after=" + quoted(after),
+                    "q=" + quoted(q) + "&q=anna",
+                    "after=" + quoted(after),
+                    "q",
+                    "q=%ED%A0%80",
+                    "q=%FF%FE",
+                    "q=an&after=%00",
+                ]
+            )
+        )
+        return base + "?" + query
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from accounts.models import ApiToken, Block, Holiday, PushSubscription, User
+from accounts.models import ApiToken, Block, Follow, Holiday, PushSubscription, User
 from games.models import ChatMessage, Command, Event, Game, Invitation, Notification, Seat
 from games.services import commands, invitations
 from moderation.models import Report
@@ -51,6 +51,7 @@ TABLES = {
     ),
     "reports": (Report, ("reporter_id", "game_id", "message_id", "reason", "status")),
     "blocks": (Block, ("user_id", "blocked_id")),
+    "follows": (Follow, ("follower_id", "followed_id")),
     "holidays": (Holiday, ("user_id", "start", "end")),
     "push_devices": (PushSubscription, ("user_id", "endpoint", "p256dh", "auth", "vapid_key")),
     # not last_used_at: authenticating by a token notes when, refused or not
