@@ -9,8 +9,11 @@ class AccountsConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_out
         from django.db.models.signals import post_delete, post_save
 
+        from . import online
         from .devices import device_added_or_removed, forget_on_logout
         from .models import PushSubscription
+
+        online.connect()
 
         user_logged_out.connect(forget_on_logout, dispatch_uid="accounts.devices.forget_on_logout")
         for signal in (post_save, post_delete):

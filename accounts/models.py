@@ -134,6 +134,18 @@ class User(AbstractUser):
         help_text=_("a guest's account, deleted at this moment unless used again"),
     )
 
+    # When the player was last on the site (accounts.online: a socket opening or closing,
+    # every renewal beat of their open sockets, a log-in); None before the first time.
+    last_seen_at = models.DateTimeField(_("last seen"), null=True, blank=True, editable=False)
+    # Whether others see the player online now or when last seen (they always see it
+    # themselves).
+    show_presence = models.BooleanField(
+        _("show when I am online"),
+        default=True,
+        db_default=True,
+        help_text=_("Others see whether you are online now, and when you were last seen."),
+    )
+
     objects = CaseInsensitiveUserManager()
 
     class Meta(AbstractUser.Meta):

@@ -24,6 +24,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
     RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
     SOCKETS_PER_ACCOUNT   the websockets one account may hold open at once, over every
                           process (docs/protocol.md); default 20
+    SOCKET_LEASE_SECONDS  how long an open socket's place outlives a server process killed
+                          without closing it (renewed every third of it); default 45
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
     BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
     VAPID_PRIVATE_KEY     the push notifications' signing key (manage.py vapid_keys makes
@@ -353,6 +355,9 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https:") else "h
 # The websockets one account may hold open at once (shanghaien/lib/sockets.py, read at
 # each handshake).
 SOCKETS_PER_ACCOUNT = env.int("SOCKETS_PER_ACCOUNT", default=20)
+# How long a socket's place outlives the process that holds it, in seconds (renewed every
+# third of it): a killed server's players go offline within it (accounts.online).
+SOCKET_LEASE_SECONDS = env.int("SOCKET_LEASE_SECONDS", default=45)
 
 # The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
 BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)

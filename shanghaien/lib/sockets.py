@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 import uuid
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -46,10 +47,21 @@ TOO_MANY_SOCKETS = 4429
 # and board in each window or tab, and the games it watches), are settings.SOCKETS_PER_ACCOUNT.
 # Each counts as a lease in the shared cache, renewed every SLOT_RENEW_SECONDS by the
 # process that holds it: one that stops without closing its sockets (killed, crashed)
-# leaves leases that lapse after SLOT_LEASE_SECONDS, as presence.SOCKET_LEASE does.
-SLOT_LEASE_SECONDS = 180
-SLOT_RENEW_SECONDS = 60
+# leaves leases that lapse after SLOT_LEASE_SECONDS (settings.SOCKET_LEASE_SECONDS, at
+# most a minute: an account is online while it holds a place, accounts.online).
+SLOT_LEASE_SECONDS = settings.SOCKET_LEASE_SECONDS
+SLOT_RENEW_SECONDS = SLOT_LEASE_SECONDS / 3
 SLOT_BATCH = 20  # places looked at in one round trip: the first free one is taken
+# A place read as this process's own is written again in one round trip only while its
+# lease has this long to run at least (the write's round trip, with room to spare): one
+# nearer its end may lapse and go to another socket between the read and the write.
+SLOT_MARGIN_SECONDS = 2.0
+
+# Who is told which accounts have sockets open in this process: functions of a set of
+# user ids, called on the database threads as a socket opens or closes and at each
+# renewal beat with every account of the process's places (accounts.online keeps each
+# one's last seen there). The apps register here; this module imports none of them.
+seen_hooks: list = []
 
 logger = logging.getLogger(__name__)
 
@@ -85,20 +97,38 @@ class SocketSlots:
     an atomic SET NX in Redis), so that every process counts against the same places and
     two handshakes at once never take the same one. A key holds its socket's token and
     lives for SLOT_LEASE_SECONDS; this process renews the keys of its open sockets
-    together, on one task, every SLOT_RENEW_SECONDS. Without ``REDIS_URL`` the cache,
-    and the count, is the process's own.
+    together, on one task, every SLOT_RENEW_SECONDS, in two round trips whatever their
+    number. Without ``REDIS_URL`` the cache, and the count, is the process's own.
     """
 
     def __init__(self):
         self.held: dict[str, str] = {}  # key -> token, of this process's open sockets
+        # key -> the monotonic time before its lease was last written: it runs at least
+        # until then + SLOT_LEASE_SECONDS
+        self.written: dict[str, float] = {}
         self.task: asyncio.Task | None = None
+
+    @staticmethod
+    def keys(user_id: int, start: int = 0, stop: int | None = None) -> list[str]:
+        stop = settings.SOCKETS_PER_ACCOUNT if stop is None else stop
+        return [f"sockets:{user_id}:{n}" for n in range(start, stop)]
 
     @staticmethod
     def batches(user_id: int):
         """The account's place keys, in order, SLOT_BATCH at a time."""
         total = settings.SOCKETS_PER_ACCOUNT
         for start in range(0, total, SLOT_BATCH):
-            yield [f"sockets:{user_id}:{n}" for n in range(start, min(start + SLOT_BATCH, total))]
+            yield SocketSlots.keys(user_id, start, min(start + SLOT_BATCH, total))
+
+    @staticmethod
+    def holding(user_ids) -> set[int]:
+        """Which of these accounts hold a place now, over every process: one round trip
+        for all of them. Blocking (the cache)."""
+        user_ids = list(dict.fromkeys(user_ids))
+        if not user_ids:
+            return set()
+        keys = [key for user_id in user_ids for key in SocketSlots.keys(user_id)]
+        return {owner(key) for key in cache.get_many(keys)}
 
     def take(self, user_id: int) -> str | None:
         """The first free place of the account's, now held by a new socket (its key);
@@ -111,8 +141,10 @@ class SocketSlots:
                 if key in taken:
                     continue
                 token = uuid.uuid4().hex
+                before = time.monotonic()
                 if cache.add(key, token, timeout=SLOT_LEASE_SECONDS):
                     self.held[key] = token
+                    self.written[key] = before
                     return key
         return None
 
@@ -120,15 +152,55 @@ class SocketSlots:
         """The socket of ``key`` closed: its place is free (if it still holds it: a lease
         that lapsed may have gone to another socket meanwhile)."""
         token = self.held.pop(key, None)
+        self.written.pop(key, None)
         if token is not None and cache.get(key) == token:
             cache.delete(key)
 
-    def renew(self) -> None:
-        """Every held place lives on for another lease; one that lapsed (this process
-        stalled longer than a lease) is taken again where it is still free."""
-        for key, token in self.held.copy().items():
-            if not cache.touch(key, SLOT_LEASE_SECONDS):
-                cache.add(key, token, timeout=SLOT_LEASE_SECONDS)
+    def renew(self) -> set[int]:
+        """Every held place lives on for another lease: the places read in one round trip
+        and the ones still this process's written again in another. A place that lapsed
+        (this process stalled longer than a lease) is taken again where it is still free
+        (an add each, after a stall only); one another socket took meanwhile is left to it
+        (and tried again at the next beat, should it be freed). A place whose lease is
+        near its end might lapse and be taken between the read and the write, which would
+        then overwrite another socket's token: those are renewed one by one, with
+        ``touch``, which writes nothing where the key is gone. Returns the accounts of
+        the process's places."""
+        held = dict(self.held)
+        if not held:
+            return set()
+        found = cache.get_many(list(held))
+        now = time.monotonic()
+        safe, near, lapsed = {}, [], []
+        for key, token in held.items():
+            value = found.get(key)
+            if value is None:
+                lapsed.append(key)
+            elif value != token:
+                continue  # another socket's now
+            elif now + SLOT_MARGIN_SECONDS < self.written.get(key, 0) + SLOT_LEASE_SECONDS:
+                safe[key] = token
+            else:
+                near.append(key)
+        if safe:
+            cache.set_many(safe, timeout=SLOT_LEASE_SECONDS)
+            self._written(safe, now)
+        for key in near:
+            before = time.monotonic()
+            if cache.touch(key, SLOT_LEASE_SECONDS):
+                self._written([key], before)
+            else:
+                lapsed.append(key)
+        for key in lapsed:
+            before = time.monotonic()
+            if cache.add(key, held[key], timeout=SLOT_LEASE_SECONDS):
+                self._written([key], before)
+        return {owner(key) for key in held}
+
+    def _written(self, keys, at: float) -> None:
+        for key in keys:
+            if key in self.held:  # not given back meanwhile
+                self.written[key] = at
 
     def keep_renewing(self) -> None:
         loop = asyncio.get_running_loop()
@@ -139,9 +211,28 @@ class SocketSlots:
         while self.held:
             await asyncio.sleep(SLOT_RENEW_SECONDS)
             try:
-                await cache_sync_to_async(self.renew)()
+                accounts = await cache_sync_to_async(self.renew)()
             except Exception:  # the cache is away: the next beat tries again
                 logger.warning("could not renew the sockets' places", exc_info=True)
+                continue
+            await tell_seen(accounts)
+
+
+def owner(key: str) -> int:
+    """The account of a place's key ``sockets:<user id>:<n>``."""
+    return int(key.split(":")[1])
+
+
+async def tell_seen(user_ids: set[int]) -> None:
+    """The hooks hear which accounts have sockets open (``seen_hooks``); a failing one
+    is logged and the sockets go on."""
+    if not user_ids:
+        return
+    for hook in seen_hooks:
+        try:
+            await database_sync_to_async(hook)(set(user_ids))
+        except Exception:
+            logger.warning("a socket hook failed", exc_info=True)
 
 
 SLOTS = SocketSlots()
@@ -186,6 +277,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
             return True
         if self.place is not None:
             SLOTS.keep_renewing()
+            await tell_seen({user.pk})
             return True
         await self.accept()
         message = _(
@@ -203,6 +295,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
                 await cache_sync_to_async(SLOTS.give_back)(place)
             except Exception:  # the cache is away: the place's lease lapses by itself
                 logger.warning("could not count a closed socket", exc_info=True)
+            await tell_seen({owner(place)})
 
     async def dispatch(self, message):
         # Channels' dispatch first hops to its shared sync thread to close stale database
