@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from accounts import follows
 from accounts import name_search as search
+from accounts.online import presence_of
 from ratings.models import PlayerRating
 from shanghaien.lib.errors import BadRequest
 
@@ -22,9 +23,11 @@ from .models import DAYS_PER_MOVE_CHOICES, Game, PlayerRecord, Seat
 
 
 def player_rows(viewer, players: list) -> list[dict]:
-    """One row per player: name, computer's level, rating, finished games played; in
-    three queries whatever the number of players."""
+    """One row per player: name, computer's level, rating, finished games played, and
+    presence as ``viewer`` may see it (``accounts.online``); in two queries and one cache
+    round trip whatever the number of players."""
     ids = [p.pk for p in players]
+    presence = presence_of(viewer, players)
     ratings = {
         r["user_id"]: r
         for r in PlayerRating.objects.filter(user_id__in=ids, games__gte=1).values(
@@ -42,6 +45,7 @@ def player_rows(viewer, players: list) -> list[dict]:
                 "rating": round(rating["rating"]) if rating else None,
                 "games": played.get(player.pk, 0),
                 "pk": player.pk,
+                "presence": presence[player.pk],
             }
         )
     return rows
@@ -109,6 +113,7 @@ def friends(request):
     waiting = waiting_against(request.user, [p.pk for p in followed])
     for row in rows:
         row["waiting"] = waiting.get(row["pk"], [])
+    rows.sort(key=lambda row: not row["presence"].online)  # online first, then by name
     context = {
         "rows": rows,
         "friends_waiting": sum(len(games) for games in waiting.values()),

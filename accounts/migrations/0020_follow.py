@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
     atomic = False  # CREATE INDEX CONCURRENTLY cannot run inside a transaction
 
     dependencies = [
-        ("accounts", "0018_user_guest_until"),
+        ("accounts", "0019_presence"),
     ]
 
     operations = [

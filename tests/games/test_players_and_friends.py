@@ -246,3 +246,38 @@ def test_search_reads_the_prefix_index_in_order(postgres_only, django_user_model
     assert scan["Node Type"] == "Index Scan", plan  # in the index's order: no sort
     assert scan["Index Name"] == "user_username_prefix_idx"
     assert scan["Actual Rows"] == 21  # a page and one more, of 3,000 names that match
+
+
+def test_friends_online_first_and_presence_in_the_results(players, clients):
+    from shanghaien.lib.sockets import SocketSlots
+
+    anna = players["anna"]
+    do_follow(anna, "bernd")
+    do_follow(anna, "carl")
+    slots = SocketSlots()
+    place = slots.take(players["carl"].pk)  # carl has a page open
+    page = clients["anna"].get("/friends/").content.decode()
+    assert page.index("carl") < page.index("bernd")  # online first
+    carls = page[page.index('<li class="friend') : page.index("bernd")]
+    assert "Online now" in carls
+    found = clients["anna"].get("/players/?q=c").content.decode()
+    assert "Online now" in found
+    slots.give_back(place)
+    page = clients["anna"].get("/friends/").content.decode()
+    assert "Online now" not in page
+    assert page.index("bernd") < page.index("carl")
+
+
+def test_a_hidden_presence_is_not_shown(players, clients, django_user_model):
+    from shanghaien.lib.sockets import SocketSlots
+
+    django_user_model.objects.filter(pk=players["carl"].pk).update(
+        show_presence=False, last_seen_at=timezone.now()
+    )
+    SocketSlots().take(players["carl"].pk)
+    do_follow(players["anna"], "carl")
+    assert "Online now" not in clients["anna"].get("/friends/").content.decode()
+    assert (
+        "Last seen"
+        not in clients["anna"].get("/players/?q=carl").content.decode().split("</thead>")[1]
+    )
