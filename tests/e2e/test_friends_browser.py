@@ -4,9 +4,14 @@ page open) and invites B in one step; B sees the invitation. The header's search
 two new pages on a desktop and a phone, in English and German."""
 
 import re
+import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
+
+from accounts.follows import do_follow
 
 from .helpers import in_thread, log_in_by_cookie
 
@@ -27,6 +32,7 @@ def test_a_finds_b_by_a_prefix_follows_sees_b_online_and_invites_in_one_step(
     log_in_by_cookie(b_context, asgi_server, bruno)
     b_page = b_context.new_page()
     b_page.goto(asgi_server + "/")  # B has a page open
+    expect(b_page.locator(".invitation")).to_have_count(0)
 
     a_context = browser.new_context(**DESKTOP)
     log_in_by_cookie(a_context, asgi_server, alma)
@@ -54,13 +60,19 @@ def test_a_finds_b_by_a_prefix_follows_sees_b_online_and_invites_in_one_step(
         page.locator(".site-header").get_by_role("link", name="Friends").click()
     friend = page.locator("li.friend", has_text="Brunhilde")
     expect(friend).to_have_count(1)
+    # B's lobby holds a socket: B is online (the page is read again until the socket is in)
+    deadline = time.monotonic() + 10
+    while "Online now" not in friend.inner_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+        page.reload()
+    expect(friend.locator(".presence.online")).to_have_text("Online now")
     screenshot(page, "friends-desktop")
 
     with page.expect_navigation():
         friend.get_by_role("button", name=re.compile("Invite")).click()
     expect(page.locator(".messages")).to_contain_text("Invitation sent.")
 
-    b_page.reload()
+    # the lobby B has open shows it by itself (its socket), no reload
     expect(b_page.locator(".invitation", has_text="alma")).to_contain_text("invites you")
     assert errors == []
     a_context.close()
@@ -72,10 +84,10 @@ def test_the_header_search_and_the_pages_on_a_phone_and_a_desktop(
     asgi_server, browser, django_user_model, screenshot, language
 ):
     me = django_user_model.objects.create_user(f"mira-{language}", password="x")
+    seen = timezone.now() - timedelta(hours=3)
     for name in ("Kapitaenin_Wilhelmina", "kai", "Kassandra"):
         friend = django_user_model.objects.get_or_create(username=name)[0]
-        from accounts.follows import do_follow
-
+        django_user_model.objects.filter(pk=friend.pk).update(last_seen_at=seen)
         in_thread(do_follow, me, friend.username)
     for device, size in ((PHONE, "phone"), (DESKTOP, "desktop")):
         context = browser.new_context(**device, locale="de-DE" if language == "de" else "en-GB")
@@ -91,6 +103,7 @@ def test_the_header_search_and_the_pages_on_a_phone_and_a_desktop(
         page.goto(asgi_server + "/players/?q=k")
         expect(page.locator("table.players tbody tr")).to_have_count(3)
         screenshot(page, f"players-{size}-{language}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.goto(asgi_server + "/friends/")
         expect(page.locator("li.friend")).to_have_count(3)
         screenshot(page, f"friends-{size}-{language}")
