@@ -266,7 +266,7 @@ def cancel_holiday(request, pk):
     return back_to_settings("holidays")
 
 
-def _back(request, username):
+def _after_follow(request, username):
     """Where a follow button was: its form's ``next`` (a path of this site), else the
     player's profile."""
     target = request.POST.get("next", "")
@@ -290,7 +290,7 @@ def follow(request, username):
         messages.success(
             request, _("You follow %(name)s: see them on your friends page.") % {"name": name}
         )
-    return _back(request, username)
+    return _after_follow(request, username)
 
 
 @login_required
@@ -302,4 +302,4 @@ def unfollow(request, username):
         messages.error(request, error.message)
     else:
         messages.success(request, _("You no longer follow %(name)s.") % {"name": username})
-    return _back(request, username)
+    return _after_follow(request, username)
