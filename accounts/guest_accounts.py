@@ -43,6 +43,7 @@ REFUSALS = {
     "accept": _("Sign up to play against other people; as a guest you play the computer."),
     "report": _("Sign up to report games and messages to the moderators."),
     "token": _("Sign up to use API tokens."),
+    "note": _("Sign up to keep notes on your games."),
 }
 
 

@@ -31,6 +31,7 @@ urlpatterns = [
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
     path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
     path("accounts/devices/<int:pk>/remove/", views.remove_device, name="remove_device"),
+    path("accounts/presence/", views.show_presence, name="show_presence"),
     path("users/<username:username>/block/", views.block, name="block"),
     path("users/<username:username>/unblock/", views.unblock, name="unblock"),
     path("users/<username:username>/follow/", views.follow, name="follow"),

@@ -31,6 +31,7 @@ from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .middleware import record_second_factor
 from .models import ApiToken, User
+from .online import do_show_presence
 from .throttle import wait_for
 from .tokens import do_issue_token
 
@@ -209,6 +210,20 @@ def remove_device(request, pk):
     else:
         messages.success(request, _("That device no longer receives notifications."))
     return back_to_settings("devices")
+
+
+@login_required
+@require_POST
+def show_presence(request):
+    """The settings page's choice whether others see when the player is online (the box
+    unticked sends nothing: hidden)."""
+    shown = request.POST.get("show_presence", "") not in ("", "0", "false", "off")
+    do_show_presence(request.user, shown)
+    if shown:
+        messages.success(request, _("Others see when you are online and when you were last seen."))
+    else:
+        messages.success(request, _("Others no longer see when you are online or last seen."))
+    return back_to_settings("presence")
 
 
 @login_required

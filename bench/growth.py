@@ -920,6 +920,7 @@ def measure(name: str, pass_number: int) -> dict:
         "profile (other)": (as_other, profile),
         "api active": (as_heavy, reverse("api_games") + "?status=active"),
         "api finished": (as_heavy, reverse("api_games") + "?status=finished"),
+        "api invitations": (as_heavy, reverse("api_invitations")),
         "ranking": (as_heavy, reverse("ranking")),
         # every player's name starts so: the search reads a page of its index, no more
         "search": (as_heavy, reverse("players") + "?q=play"),

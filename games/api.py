@@ -13,7 +13,7 @@ from ninja.decorators import decorate_view
 from pydantic import Field
 
 from accounts import name_search as search
-from shanghaien.lib.errors import BadRequest
+from shanghaien.lib.errors import BadRequest, Forbidden
 from shanghaien.lib.schemas import Message, refusals
 
 from . import history, people, queries
@@ -33,13 +33,15 @@ from .messages import (
     Invitations,
     MoveAnswer,
     MoveBody,
+    Note,
+    NoteBody,
     PlayersFound,
     Replay,
     Seeds,
 )
 from .rules import fairness
-from .serializers import chat_json, game_summary, invitation_json, recent_chat
-from .services import chat, commands, commitments, endings
+from .serializers import chat_json, game_summary, invitation_json, note_json, recent_chat
+from .services import chat, commands, commitments, endings, notes
 from .services import invitations as invites
 
 router = Router(tags=["games"])
@@ -57,16 +59,19 @@ NO_INVITATION = InvitationBody()
     by_alias=True,
 )
 def invitations(request):
-    """The open invitations the player may answer or withdraw, and the server's
-    commitment for the next one the player sends."""
+    """The open invitations the player may answer or withdraw (the ones open to anyone
+    whose limits the player misses apart, with the reason), and the server's commitment
+    for the next one the player sends."""
     lists = queries.invitations_for(request.user)
-    body = {k: [invitation_json(i) for i in v] for k, v in lists.items()}
+    body = {k: [invitation_json(i) for i in lists[k]] for k in ("received", "sent", "open")}
+    body["not_for_you"] = [{**invitation_json(i), "reason": r} for i, r in lists["not_for_you"]]
     return JsonResponse({**body, "commitment": commitments.shown(request.user).commitment})
 
 
 @router.post("/invitations/", response={201: Invitation, **refusals(404, 409, 429)}, by_alias=True)
 def invite(request, body: InvitationBody = NO_INVITATION):
-    """Invite a player by name, or anyone (``to`` left out)."""
+    """Invite a player by name, or anyone (``to`` left out), who may be limited to a
+    rating range and a pace."""
     invitation = invites.do_invite(
         request.user,
         to=body.to,
@@ -76,6 +81,9 @@ def invite(request, body: InvitationBody = NO_INVITATION):
         rated=body.rated,
         client_seed=body.client_seed,
         commitment=body.commitment,
+        min_rating=body.min_rating,
+        max_rating=body.max_rating,
+        max_pace=body.max_pace,
     )
     return JsonResponse(invitation_json(invitation), status=201)
 
@@ -102,7 +110,8 @@ def commitment(request):
     url_name="api_invitation_accept",
 )
 def invitation_accept(request, pk: str, body: Seeds = NO_SEEDS):
-    """Accept an invitation: the game starts (send your seed for the dice)."""
+    """Accept an invitation: the game starts (send your seed for the dice). An open
+    invitation whose limits the player misses is refused (403 ``outside_limits``)."""
     game = invites.do_accept_invitation(
         pk, request.user, client_seed=body.client_seed, commitment=body.commitment
     )
@@ -270,3 +279,18 @@ def game_chat_post(request, pk: str, body: ChatBody):
     seating = access_game(request.user, pk)
     message = chat.do_chat(pk, request.user, body.text)
     return JsonResponse(chat_json(message, seating.me.pk), status=201)
+
+
+@router.get("/games/{pk}/note/", response={200: Note, **refusals(404)}, url_name="api_game_note")
+def game_note(request, pk: str):
+    """Your private note on a game (one of its players only): nobody else ever gets it."""
+    seating = access_game(request.user, pk)
+    if seating.watching:
+        raise Forbidden("not_a_player", _("Only the two players of this game can do that."))
+    return JsonResponse(note_json(queries.note_of(seating)))
+
+
+@router.put("/games/{pk}/note/", response={200: Note, **refusals(404, 429)})
+def game_note_put(request, pk: str, body: NoteBody):
+    """Keep your private note on a game (empty text: delete it)."""
+    return JsonResponse(note_json(notes.do_save_note(pk, request.user, body.text)))

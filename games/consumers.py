@@ -28,7 +28,7 @@ from shanghaien.lib.sockets import (
     retry_fields,
 )
 
-from . import bot_turns
+from . import bot_turns, queries
 from .access import access_game
 from .live import broadcast
 from .live.broadcast import game_group, user_group
@@ -97,7 +97,11 @@ LEASES = Leases()
 class GameConsumer(JsonProtocolConsumer):
     bot_watch = None  # the task that looks for a bot's moves (no shared channel layer)
     leased = False  # counted in the seat's open sockets
+    seat_closed = False  # a player's board that was open has closed: its opponent is told
+    seat = None  # the seat of this socket's player; None for a watcher
+    opponent_id = None
     grouped = False  # in the game's group
+    joined_at = 0.0  # when it joined the group (time.time(), comparable across processes)
     counted = False  # counted in the open sockets' metric
 
     async def connect(self):
@@ -116,6 +120,7 @@ class GameConsumer(JsonProtocolConsumer):
         self.sent_version = -1
         self.syncs = FrameBudget(*SYNCS)
         self.chats = FrameBudget(*CHATS)
+        self.joined_at = time.time()
         await self.channel_layer.group_add(game_group(self.game_id), self.channel_name)
         self.grouped = True
         FRAMES.join(self.game_id)
@@ -126,13 +131,46 @@ class GameConsumer(JsonProtocolConsumer):
             await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
             self.leased = True
             LEASES.opened(self.game_id, self.user.pk)
+            self.opponent_id = seating.players[1 - self.seat].pk
         if isinstance(self.channel_layer, InMemoryChannelLayer) and any(
             player.bot_level for player in seating.players
         ):
             # The worker's pushes cannot reach a layer in this process's memory: look
             # for the bot's moves in the database, at the pace the worker plays them.
             self.bot_watch = asyncio.create_task(self._watch_bot())
+        if self.seat is not None:
+            # before the first state: a board that opens after this one has heard of it
+            # only from its own first state, never from a late notice
+            await self.tell_presence()
         await self.send_state()
+
+    async def tell_presence(self) -> None:
+        """Tell the game's sockets that this player's board opened or closed: the
+        opponent's board says whether they are here (``presence_changed``). The message
+        names only the player; each socket reads what its own player may know."""
+        try:
+            await self.channel_layer.group_send(
+                game_group(self.game_id),
+                {"type": "presence.changed", "user": self.user.pk, "at": time.time()},
+            )
+        except Exception:  # the layer is away: the board says so at its next load
+            logger.warning("could not tell the game of a board opened or closed", exc_info=True)
+
+    async def after_close(self) -> None:
+        if self.seat_closed:
+            await self.tell_presence()
+
+    async def presence_changed(self, event):
+        if self.seat is None or event["user"] != self.opponent_id or not self.grouped:
+            return
+        if event.get("at", 0) < self.joined_at:
+            # sent before this socket joined (a layer may deliver a notice to a group's
+            # newcomers): what it says was true when this board loaded, nothing new
+            return
+        frame = await database_sync_to_async(presence.board_presence)(
+            self.game_id, self.user, self.opponent_id
+        )
+        await self.send_json({"type": "presence", **frame})
 
     async def _watch_bot(self):
         while True:
@@ -159,6 +197,7 @@ class GameConsumer(JsonProtocolConsumer):
             bot_watch.cancel()
         if self.leased:
             self.leased = False
+            self.seat_closed = True
             LEASES.closed(self.game_id, self.user.pk)
             try:
                 await database_sync_to_async(presence.socket_closed)(self.game_id, self.user)
@@ -333,7 +372,8 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.accept()
         metrics.socket_opened("lobby")
         self.counted = True
-        await self.send_json({"type": "hello", "your_turn": await self._waiting()})
+        count, ids = await self._waiting()
+        await self.send_json({"type": "hello", "your_turn": count, "waiting": ids})
 
     async def disconnect(self, code):
         await self.release()
@@ -363,22 +403,27 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "pong"})
 
     @database_sync_to_async
-    def _waiting(self) -> int:
-        return Game.objects.filter(status=Game.Status.ACTIVE, to_move=self.user).count()
+    def _waiting(self) -> tuple[int, list[int]]:
+        """How many games wait for the player's move, and their ids (oldest turn first,
+        at most ``queries.WAITING_IDS``): one read of the index when fewer wait."""
+        ids = queries.waiting_ids(self.user)
+        count = len(ids) if len(ids) < queries.WAITING_IDS else queries.waiting_count(self.user)
+        return count, ids
 
     @database_sync_to_async
     def _to_move(self, game_id) -> bool:
         return Game.objects.filter(pk=game_id, to_move=self.user).exists()
 
     async def lobby_games_changed(self, event):
-        game_id, waiting = event["game"], await self._waiting()
+        game_id, (waiting, ids) = event["game"], await self._waiting()
         if "to_move" in event:  # said by the move itself: no need to ask the database
             mine = event["to_move"] == self.user.pk
         else:
             mine = await self._to_move(game_id)
+        counts = {"game": game_id, "your_turn": waiting, "waiting": ids}
         if mine:
-            await self.send_json({"type": "your_turn", "game": game_id, "your_turn": waiting})
-        await self.send_json({"type": "games_changed", "game": game_id, "your_turn": waiting})
+            await self.send_json({"type": "your_turn", **counts})
+        await self.send_json({"type": "games_changed", **counts})
 
     @database_sync_to_async
     def _invitation(self, pk):

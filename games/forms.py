@@ -2,6 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import DAYS_PER_MOVE_CHOICES
+from .services import fitting
 
 
 def client_seed_field():
@@ -57,6 +58,33 @@ class InvitationForm(LobbyForm):
         required=False,
         initial=True,
         help_text=_("The result changes both players' ratings; untick for a casual game."),
+    )
+    # Who may accept an open invitation (games.services.fitting, which checks them again)
+    min_rating = forms.IntegerField(
+        label=_("Lowest rating"),
+        required=False,
+        min_value=fitting.RATING_LOWEST,
+        max_value=fitting.RATING_HIGHEST,
+        help_text=_(
+            "Open invitations only; empty: no limit. A player without a rated game counts as 1500."
+        ),
+    )
+    max_rating = forms.IntegerField(
+        label=_("Highest rating"),
+        required=False,
+        min_value=fitting.RATING_LOWEST,
+        max_value=fitting.RATING_HIGHEST,
+        help_text=_("Open invitations only; empty: no limit."),
+    )
+    max_pace = forms.IntegerField(
+        label=_("Slowest pace (days per move)"),
+        required=False,
+        min_value=1,
+        max_value=fitting.PACE_LONGEST,
+        help_text=_(
+            "Open invitations only: the most days a player may take per move, on average "
+            "over their last 20 finished games. A player with no finished game yet may accept."
+        ),
     )
     commitment = commitment_field()
 

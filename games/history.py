@@ -15,8 +15,9 @@ from shanghaien.lib.errors import Conflict, Forbidden, NotFound
 from . import rules
 from .access import Seating
 from .models import Game
+from .queries import note_of
 from .rules.records import check_fairness
-from .serializers import fairness_json
+from .serializers import fairness_json, note_json
 from .words import event_line, outcome_sentence
 
 EXPORT_FORMAT = "shanghaien-game"
@@ -101,11 +102,13 @@ def verified_fair(seating: Seating) -> bool | None:
     game = seating.game
     if not game.fair_seed or game.status == Game.Status.ACTIVE:
         return None
-    return check_fairness(export(seating)) is None
+    return check_fairness(export(seating, with_note=False)) is None
 
 
-def export(seating: Seating) -> dict:
-    """The whole log of a game that is over, deck order included, with its recorded result."""
+def export(seating: Seating, *, with_note: bool = True) -> dict:
+    """The whole log of a game that is over, deck order included, with its recorded result;
+    and for one of its players who wrote a note on it, that note (``note``: their own,
+    never the other player's; nothing for a watcher)."""
     game = seating.game
     if game.status == Game.Status.ACTIVE:
         message = _("A game is exported once it is over: its log holds the deck order.")
@@ -132,4 +135,5 @@ def export(seating: Seating) -> dict:
             for e in game.events.order_by("seq")
         ],
         **({"fairness": fairness} if (fairness := fairness_json(game)) else {}),
+        **({"note": note_json(note)} if with_note and (note := note_of(seating)) else {}),
     }

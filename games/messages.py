@@ -110,6 +110,18 @@ def _engine_says(value, handler):
         raise  # the two disagree (a test holds them together): the generic refusal
 
 
+# An open invitation's limits on who may accept it (games.services.fitting).
+MIN_RATING = (
+    "An open invitation only: the lowest rating (whole points, 100–3000) of a player who "
+    "may accept it; a player with no rated game counts as 1500. Null: no limit."
+)
+MAX_RATING = "An open invitation only: the highest rating (100–3000) who may accept it."
+MAX_PACE = (
+    "An open invitation only: the most days per move (1–14) a player who accepts may take "
+    "on average over their last finished games; a player with none yet may accept."
+)
+
+
 class Seeds(Body):
     """The player's seed for the dice and the server's commitment it answers
     (``docs/fairness.md``): both may be left out."""
@@ -128,6 +140,9 @@ class InvitationBody(Seeds):
         "days_per_move": "bad_days_per_move",
         "message": "bad_message",
         "rated": "bad_rated",
+        "min_rating": "bad_limits",
+        "max_rating": "bad_limits",
+        "max_pace": "bad_limits",
     }
 
     to: str | None = None
@@ -135,6 +150,9 @@ class InvitationBody(Seeds):
     days_per_move: DaysPerMove = 3
     message: str = ""
     rated: bool = True
+    min_rating: int | None = Field(None, description=MIN_RATING, examples=[1400])
+    max_rating: int | None = Field(None, description=MAX_RATING, examples=[1600])
+    max_pace: int | None = Field(None, description=MAX_PACE, examples=[2])
 
 
 class MoveBody(Body):
@@ -153,6 +171,14 @@ class ChatBody(Body):
     text: str
 
 
+class NoteBody(Body):
+    """The player's private note on a game, as it is to be kept (empty: deleted)."""
+
+    codes = {"text": "bad_text"}
+
+    text: str
+
+
 # -- the HTTP API's answers -----------------------------------------------------------------
 # Built by games.serializers and games.history as plain JSON (the hot paths are not
 # validated as they go out); the test suite holds them to these declarations.
@@ -166,6 +192,9 @@ class Invitation(Message):
     days_per_move: int
     rated: bool
     message: str
+    min_rating: int | None = Field(description=MIN_RATING)
+    max_rating: int | None = Field(description=MAX_RATING)
+    max_pace: int | None = Field(description=MAX_PACE)
     commitment: str | None
     client_seed: str
     status: Literal["open", "accepted", "declined", "cancelled"]
@@ -174,10 +203,19 @@ class Invitation(Message):
     created_at: dt.datetime
 
 
+class NotForYou(Invitation):
+    """An open invitation whose limits the player misses, and which one."""
+
+    reason: str = Field(examples=["Only players rated 1400–1600 may accept; your rating is 1320."])
+
+
 class Invitations(Message):
     received: list[Invitation]
     sent: list[Invitation]
-    open: list[Invitation]
+    open: list[Invitation] = Field(description="open invitations the player may accept")
+    not_for_you: list[NotForYou] = Field(
+        description="the other open invitations, each with the limit the player misses"
+    )
     commitment: str
 
 
@@ -240,6 +278,13 @@ class ChatLine(Message):
 
 class Chat(Message):
     chat: list[ChatLine]
+
+
+class Note(Message):
+    """The player's own note on a game: only its author ever gets it."""
+
+    text: str  # "" when there is none
+    updated_at: dt.datetime | None
 
 
 # The board from one side (games.rules.view.player_view): what docs/protocol.md shows.
@@ -537,6 +582,7 @@ class Export(Message):
     result: ExportResult
     events: list[ExportedEvent]
     fairness: Fairness | None = None
+    note: Note | None = None  # the asking player's own note on the game, if they wrote one
 
 
 class PlayerFound(Message):

@@ -92,6 +92,13 @@ class Game(models.Model):
                 condition=models.Q(status="active", due_at__isnull=False),
                 name="game_due_idx",
             ),
+            # the games waiting for a player, the turn that began first first (the header's
+            # count and its "next game", games.queries.waiting): only the active games
+            models.Index(
+                fields=["to_move", "turn_started_at", "id"],
+                condition=models.Q(status="active"),
+                name="game_waiting_idx",
+            ),
         ]
         permissions = [
             ("annul_game", "Can annul a game (no result)"),
@@ -165,6 +172,11 @@ class PlayerRecord(models.Model):
     won = models.PositiveIntegerField(default=0, db_default=0)
     lost = models.PositiveIntegerField(default=0, db_default=0)
     drawn = models.PositiveIntegerField(default=0, db_default=0)
+    # The player's pace (``player_records``): the time their turns took in their last
+    # finished games, a [seconds, turns] pair per game (at most ``PACE_GAMES``, the newest
+    # last), and its average in seconds per move; empty before the first finished game.
+    recent_turns = models.JSONField(null=True, blank=True)
+    pace = models.FloatField(null=True, blank=True, help_text=_("seconds per move, on average"))
 
     def __str__(self):
         return f"{self.user_id}: {self.won}-{self.drawn}-{self.lost}"
@@ -232,6 +244,13 @@ class Invitation(models.Model):
     days_per_move = models.PositiveSmallIntegerField(choices=DAYS_PER_MOVE_CHOICES, default=3)
     rated = models.BooleanField(default=True, help_text=_("a rated game, or a casual one"))
     message = models.CharField(max_length=300, blank=True)
+    # Who may accept an open invitation (games.services.fitting): a rating range (as the
+    # site shows ratings) and a pace (days a move, on average); empty: no limit.
+    min_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    max_rating = models.PositiveSmallIntegerField(null=True, blank=True)
+    max_pace = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text=_("days per move at most, on average")
+    )
     # The server's seed for the game (secret until the game is over), its SHA-256 (shown
     # with the invitation) and the inviter's seed: games/rules/fairness.py.
     fair_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
@@ -252,7 +271,15 @@ class Invitation(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "to_user"])]
+        indexes = [
+            models.Index(fields=["status", "to_user"]),
+            # the lobby's open invitations, newest first, a bounded page of them
+            models.Index(
+                fields=["-created_at"],
+                condition=models.Q(status="open", to_user__isnull=True),
+                name="invitation_open_idx",
+            ),
+        ]
 
     def __str__(self):
         to = self.to_user or "anyone"
@@ -317,6 +344,27 @@ class ChatMessage(models.Model):
 
     def __str__(self):
         return f"{self.user}: {self.text[:40]}"
+
+
+NOTE_MAX = 2000
+
+
+class GameNote(models.Model):
+    """A player's private note on a game: one per player and game, shown and exported
+    to its author only (``services.notes``, ``queries.note_of``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=NOTE_MAX)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "author"], name="one_note_per_author")
+        ]
+
+    def __str__(self):
+        return f"note of {self.author_id} on game {self.game_id}"
 
 
 class GameAnalysis(models.Model):

@@ -8,6 +8,7 @@ from accounts.addresses import email_banner
 from accounts.blocks import blocks
 from accounts.follows import follows
 from accounts.models import User
+from accounts.online import presence_of
 from ratings.queries import profile_rating
 
 from .notify.send import email_undeliverable
@@ -20,6 +21,7 @@ def profile(request, username):
     own = request.user.is_authenticated and request.user.pk == person.pk
     context = {
         "person": person,
+        "presence": presence_of(request.user, [person])[person.pk],
         "own": own,
         "record": record_of(person),
         "games": [game_summary(g, person) for g in games_for(person)[:50]],

@@ -18,12 +18,15 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from .models import Event, Game, Invitation, PlayerRecord, Seat
+from .models import Event, Game, GameNote, Invitation, PlayerRecord, Seat
+from .services import fitting
 
 # A page of a player's lists: the finished games of the HTML list and of the API, and the
 # API's active games (the lobby shows every game under way).
 FINISHED_PAGE = 50
 ACTIVE_PAGE = 100
+# The lobby's open invitations: the newest of those a player may accept, and of the others.
+OPEN_SHOWN = 50
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROSECOND = timedelta(microseconds=1)
@@ -158,14 +161,25 @@ def has_ended_games(user) -> bool:
 
 
 def invitations_for(user) -> dict:
-    """Open invitations a user can act on: received, sent, and open to anyone."""
+    """Open invitations a user can act on: received, sent, and open to anyone; the open
+    ones split into those the user may accept (``open``) and the others, each with the
+    reason its limits give (``not_for_you``: pairs of the invitation and the reason).
+
+    Each list of open invitations is a page of the newest (``OPEN_SHOWN``), read on the
+    partial index invitation_open_idx; the two filters are ``fitting.fits`` and its
+    negation, so an invitation is in exactly one of them."""
     base = Invitation.objects.filter(status=Invitation.Status.OPEN).select_related(
         "from_user", "to_user"
     )
+    standing = fitting.standing_of(user)
+    anyone = base.filter(to_user__isnull=True).exclude(from_user=user).order_by("-created_at")
+    fit = fitting.fits(standing)
+    others = list(anyone.exclude(fit)[:OPEN_SHOWN])
     return {
         "received": list(base.filter(to_user=user)),
         "sent": list(base.filter(from_user=user)),
-        "open": list(base.filter(to_user__isnull=True).filter(~Q(from_user=user))),
+        "open": list(anyone.filter(fit)[:OPEN_SHOWN]),
+        "not_for_you": [(i, fitting.refusal(i, standing)) for i in others],
     }
 
 
@@ -178,3 +192,53 @@ def record_of(user) -> dict:
 def bot_of_level(level: str):
     """The computer opponent's account of ``level`` (made by accounts migration 0010)."""
     return get_user_model().objects.get(bot_level=level)
+
+
+# -- the games waiting for a player: the header's count and its "next game" -----------------
+
+# How many waiting games' ids a lobby socket's frame names (oldest first): enough for any
+# board to tell whether its own game is among them.
+WAITING_IDS = 50
+
+
+def waiting(user):
+    """The active games whose turn is ``user``'s, the turn that began first first (Yucata's
+    "next game": the one waiting longest; equal times by id). On ``game_waiting_idx``."""
+    return Game.objects.filter(status=Game.Status.ACTIVE, to_move=user).order_by(
+        "turn_started_at", "id"
+    )
+
+
+def waiting_count(user) -> int:
+    return waiting(user).count()
+
+
+def waiting_ids(user) -> list[int]:
+    """The ids of the games waiting for ``user``, oldest turn first, at most ``WAITING_IDS``."""
+    return list(waiting(user).values_list("id", flat=True)[:WAITING_IDS])
+
+
+def next_waiting(user, after=None) -> int | None:
+    """The id of the game waiting longest for ``user``. With ``after`` (a game id, asked
+    from that game's board), the one after it in that order, else the first other than it:
+    so the header's button walks through the waiting games, oldest first, and comes round
+    again. None when no (other) game waits."""
+    games = waiting(user)
+    current = None
+    if after is not None:
+        current = games.filter(pk=after).values_list("turn_started_at", "id").first()
+        games = games.exclude(pk=after)
+    if current is not None and current[0] is not None:
+        began, pk = current
+        later = games.filter(Q(turn_started_at__gt=began) | Q(turn_started_at=began, id__gt=pk))
+        found = later.values_list("id", flat=True).first()
+        if found is not None:
+            return found
+    return games.values_list("id", flat=True).first()
+
+
+def note_of(seating):
+    """The player's own note on the game of ``seating``; None for a watcher or no note."""
+    if seating.watching:
+        return None
+    return GameNote.objects.filter(game=seating.game, author=seating.me).first()

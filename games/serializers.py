@@ -277,6 +277,9 @@ def invitation_json(invitation: Invitation) -> dict:
         "days_per_move": invitation.days_per_move,
         "rated": invitation.rated,
         "message": invitation.message,
+        "min_rating": invitation.min_rating,
+        "max_rating": invitation.max_rating,
+        "max_pace": invitation.max_pace,
         "commitment": invitation.fair_commitment or None,  # its server seed stays secret
         "client_seed": invitation.client_seed,
         "status": invitation.status,
@@ -284,3 +287,10 @@ def invitation_json(invitation: Invitation) -> dict:
         "rematch_of": invitation.rematch_of_id,
         "created_at": invitation.created_at.isoformat(),
     }
+
+
+def note_json(note) -> dict:
+    """A player's own note (``queries.note_of``), or the empty one."""
+    if note is None:
+        return {"text": "", "updated_at": None}
+    return {"text": note.text, "updated_at": note.updated_at.isoformat()}

@@ -97,11 +97,28 @@ class ChatHiddenFrame(Message):
     id: int
 
 
+class PresenceFrame(Message):
+    """The opponent's board opened or closed: where the opponent is now, as this player
+    may know it (``here`` at this game, else ``online``, else ``seen`` with when, else
+    ``none``: a player who hides it, never seen), and the words the board shows."""
+
+    type: Literal["presence"]
+    state: Literal["here", "online", "seen", "none"]
+    text: str
+
+
+# The ids of the games waiting for the player's move, the one waiting longest first (at
+# most games.queries.WAITING_IDS of them): a board tells from it whether its own game is
+# among those ``your_turn`` counts.
+WaitingIds = Annotated[list[int], Field(max_length=50)]
+
+
 class HelloFrame(Message):
     """The lobby socket's first frame: how many games wait for this player's move."""
 
     type: Literal["hello"]
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class YourTurnFrame(Message):
@@ -110,6 +127,7 @@ class YourTurnFrame(Message):
     type: Literal["your_turn"]
     game: int
     your_turn: Annotated[int, Field(ge=1)]
+    waiting: WaitingIds
 
 
 class GamesChangedFrame(Message):
@@ -118,6 +136,7 @@ class GamesChangedFrame(Message):
     type: Literal["games_changed"]
     game: int
     your_turn: Annotated[int, Field(ge=0)]
+    waiting: WaitingIds
 
 
 class InvitationFrame(Message):
@@ -151,6 +170,7 @@ SERVER_FRAMES: dict[str, type[Message]] = {
     "server.error": ErrorFrame,
     "server.chat": ChatShownFrame,
     "server.chat_hidden": ChatHiddenFrame,
+    "server.presence": PresenceFrame,
     "server.hello": HelloFrame,
     "server.your_turn": YourTurnFrame,
     "server.games_changed": GamesChangedFrame,

@@ -22,17 +22,17 @@ from accounts.addresses import email_banner
 from accounts.blocks import blocks
 from accounts.follows import followed_among
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
-from shanghaien.lib.input import is_username, parse_json
+from shanghaien.lib.input import is_username, parse_id, parse_json
 from shanghaien.lib.responses import rate_limited_page
 
 from . import analysis_shown, history, queries, showcase
 from .access import access_game
 from .forms import ComputerGameForm, InvitationForm
 from .live.reads import game_now
-from .models import Game
+from .models import NOTE_MAX, Game
 from .rules.random_player import GIVING_UP
 from .serializers import fairness_json, game_summary
-from .services import commands, commitments, invitations
+from .services import commands, commitments, invitations, notes, presence
 from .words import card_label, describe_command, nation_name
 
 
@@ -162,6 +162,9 @@ def invite(request):
                     "rated",
                     "client_seed",
                     "commitment",
+                    "min_rating",
+                    "max_rating",
+                    "max_pace",
                 )
             },
         )
@@ -237,7 +240,17 @@ def game(request, pk):
     context = {
         "game": data,
         "view": view,
+        # what the board says of the opponent (here, online, last seen), until the socket
+        # tells otherwise; nothing for a watcher or against a computer
+        "opponent_presence": None
+        if seating.watching or seating.opponent.bot_level
+        else presence.board_presence(pk, request.user, seating.opponent.pk),
         "blocked": not seating.watching and blocks(request.user, seating.opponent),
+        # the player's private note (not a guest's: their games go a day after the last move)
+        "note_box": not seating.watching and not request.user.is_guest,
+        "note": None if request.user.is_guest else queries.note_of(seating),
+        "note_max": NOTE_MAX,
+        "next_after": seating.game.pk,  # the header's "next game" walks on from this one
         # a rematch from the player takes their next server seed: its commitment is shown
         # beside the button (also when the game ends while the page is open)
         "next_commitment": "" if seating.watching else commitments.shown(request.user).commitment,
@@ -340,6 +353,39 @@ def _board_rows(view: dict) -> list[dict]:
     for slot in view["tavern"]:
         rows.append({**slot, "card_label": card_label(slot["card"])})
     return rows
+
+
+@login_required
+def next_game(request):
+    """The header's "Next game": to the game waiting longest for the player's move, or,
+    from a board (``after``: its game), to the one after it in that order; the lobby,
+    saying so, when none waits. Always current: nothing is decided before the click."""
+    after = parse_id(request.GET.get("after"))
+    found = queries.next_waiting(request.user, after)
+    if found is not None:
+        return redirect("game", pk=found)
+    if after:
+        messages.info(request, _("No other game is waiting for your move."))
+    else:
+        messages.info(request, _("No game is waiting for your move."))
+    return redirect("home")
+
+
+@login_required
+@require_POST
+def save_note(request, pk):
+    """The note form of the board without JavaScript (board pages save through the API)."""
+    try:
+        saved = notes.do_save_note(pk, request.user, request.POST.get("text", ""))
+    except NotFound:
+        raise Http404("No such game.") from None
+    except RateLimited as error:
+        return rate_limited_page(request, error, reverse("game", args=[pk]))
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Note saved.") if saved else _("Note deleted."))
+    return redirect(reverse("game", args=[pk]) + "#note")
 
 
 @login_required

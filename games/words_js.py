@@ -297,4 +297,17 @@ def words_json() -> dict:
             "error": _js(_("error %(status)s")),
         },
         "title": {"waiting": _js(_("(%(count)s) Your turn · "))},
+        "next": {
+            # the header's button (templates/games/_next_game.html) and the board's offer
+            "label": _count(
+                lambda n: ngettext(
+                    "Next game (%(n)s game waiting)", "Next game (%(n)s games waiting)", n
+                )
+            ),
+        },
+        "note": {
+            "saved": _("Note saved."),
+            "deleted": _("Note deleted."),
+            "saving": _("Saving…"),
+        },
     }

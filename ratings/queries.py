@@ -118,3 +118,14 @@ def game_ratings(game, me_id, opponent_id, changes=None) -> dict | None:
 def _change(change: RatingChange) -> dict:
     before, after = round(change.rating_before), round(change.rating_after)
     return {"before": before, "after": after, "change": after - before}
+
+
+def shown_rating(user_id) -> int | None:
+    """A player's rating as the site shows it (whole points), or None before their first
+    rated game: one row on its primary key's index."""
+    rating = (
+        PlayerRating.objects.filter(user_id=user_id, games__gte=1)
+        .values_list("rating", flat=True)
+        .first()
+    )
+    return None if rating is None else round(rating)

@@ -20,7 +20,7 @@ from ..live import broadcast
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
 from ..notify import queue as notify
 from ..rules import fairness
-from . import commitments, game_log, limits
+from . import commitments, fitting, game_log, limits
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -43,9 +43,19 @@ def check_client_seed(seed) -> str:
 
 
 def check_invitation(
-    user, to: str | None, extra_wild, days_per_move, message, rated=True, client_seed=""
+    user,
+    to: str | None,
+    extra_wild,
+    days_per_move,
+    message,
+    rated=True,
+    client_seed="",
+    min_rating=None,
+    max_rating=None,
+    max_pace=None,
 ) -> dict:
-    """The validated fields of a new invitation."""
+    """The validated fields of a new invitation; an open one may limit who accepts it
+    (``fitting``)."""
     if to is not None and not isinstance(to, str):
         raise BadRequest("bad_request", _("'to' is a username, or null for an open invitation."))
     to = username(to, "to") if to else None  # None or "": an open invitation
@@ -78,8 +88,10 @@ def check_invitation(
         if Block.between(user, to_user):
             message = _("%(name)s cannot be invited by you.") % {"name": to_user.username}
             raise Forbidden("blocked", message)
+    limits = fitting.check_limits(to or None, min_rating, max_rating, max_pace)
     return {
         "to_user": to_user,
+        **limits,
         "extra_wild": extra_wild,
         "days_per_move": days_per_move,
         "message": message,
@@ -97,12 +109,27 @@ def do_invite(
     rated=True,
     client_seed="",
     commitment=None,
+    min_rating=None,
+    max_rating=None,
+    max_pace=None,
 ) -> Invitation:
     """Invite a player, anyone (``to`` None) or a computer opponent (it accepts at once).
 
     ``client_seed`` with the ``commitment`` it answers: the player's pending server seed
-    (``commitments``), which the invitation takes."""
-    fields = check_invitation(user, to, extra_wild, days_per_move, message, rated, client_seed)
+    (``commitments``), which the invitation takes. An open invitation may limit who
+    accepts it: ``min_rating``, ``max_rating``, ``max_pace`` (days per move)."""
+    fields = check_invitation(
+        user,
+        to,
+        extra_wild,
+        days_per_move,
+        message,
+        rated,
+        client_seed,
+        min_rating=min_rating,
+        max_rating=max_rating,
+        max_pace=max_pace,
+    )
     commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
         if _check_sender(user).is_guest:
@@ -168,7 +195,8 @@ def _open_invitation(invitation_id) -> Invitation:
 def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -> Game:
     """Accept: the game starts, its deck and first player drawn from the invitation's
     seed and both players' (``docs/fairness.md``). ``commitment``: the invitation's, as
-    shown to the player; required with a seed."""
+    shown to the player; required with a seed. An open invitation's limits (a rating
+    range, a pace: ``fitting``) are checked here, on every path that accepts."""
     check_client_seed(client_seed)
     commitments.check_answer(client_seed, commitment)
     guest_accounts.refuse_guest(user, "accept")  # a computer's offer is taken by the computer
@@ -181,6 +209,7 @@ def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -
             raise Forbidden("not_invited", _("This invitation is for someone else."))
         if Block.between(invitation.from_user, user):
             raise Forbidden("blocked", _("You cannot play with this player."))
+        fitting.check_fits(invitation, user)  # an open invitation's rating and pace limits
         seeds = [invitation.client_seed, client_seed]  # seat 0 is the inviter's
         game = Game(
             extra_wild=invitation.extra_wild,

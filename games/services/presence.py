@@ -1,4 +1,5 @@
-"""Which players have a game open right now (then "your turn" emails are not needed)."""
+"""Which players have a game open right now (then "your turn" emails are not needed),
+and what a player's board says of the opponent: here at this game, online, last seen."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import operator
 from datetime import timedelta
 from functools import reduce
 
+from django.contrib.auth import get_user_model
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.online import presence_of, presence_words
 
 from ..models import Seat
 
@@ -48,10 +53,33 @@ def socket_closed(game_id, user) -> None:
 
 
 def has_game_open(game, user, now=None) -> bool:
-    """Whether the player has this game open in a browser right now."""
+    """Whether the player has this game (or its id) open in a browser right now."""
     now = now or timezone.now()
     return (
         Seat.objects.filter(game=game, user=user, open_sockets__gt=0)
         .exclude(_lease_lapsed(now))
         .exists()
     )
+
+
+def board_presence(game_id: int, viewer, opponent_id: int) -> dict:
+    """What the viewer's board says of the opponent (the socket's ``presence`` frame):
+    ``here`` (the opponent has this game open, and a socket of theirs holds its place,
+    which lapses within a minute of a killed server), else ``online``, else ``seen`` with
+    when, else ``none`` (a computer, a player who hides their presence, never seen)."""
+    opponent = (
+        get_user_model()
+        .objects.filter(pk=opponent_id)
+        .only("pk", "bot_level", "show_presence", "last_seen_at")
+        .first()
+    )
+    if opponent is None:
+        return {"state": "none", "text": ""}
+    presence = presence_of(viewer, [opponent])[opponent.pk]
+    if presence.online and has_game_open(game_id, opponent):
+        return {"state": "here", "text": _("Here, at this game")}
+    if presence.online:
+        return {"state": "online", "text": presence_words(presence)}
+    if presence.last_seen is not None:
+        return {"state": "seen", "text": presence_words(presence)}
+    return {"state": "none", "text": ""}

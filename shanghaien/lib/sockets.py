@@ -259,9 +259,13 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         finally:
             await self.release()
             await self.give_back_place()
+            await self.after_close()
 
     async def release(self) -> None:
         """Give back what the connection holds. Safe to call more than once."""
+
+    async def after_close(self) -> None:
+        """Once, after the socket closed and its place was given back: tell others."""
 
     place = None  # the key of this socket's place among its account's (SocketSlots)
 

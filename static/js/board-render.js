@@ -328,6 +328,14 @@ function chooserHtml(game, ui) {
     ${buttons.join("")}<button type="button" class="secondary" data-cancel>${esc(t("controls.cancel"))}</button></div>`;
 }
 
+// The way to the game waiting longest after this one (views.next_game), with how many of
+// the player's other games wait (`ui.nextGames`); "" when none does.
+export function nextGameHtml(game, ui) {
+  if (game.watching || !(ui.nextGames > 0)) return "";
+  return `<a class="button next-game-offer" href="/next/?after=${Number(game.id)}" data-next-game>${
+    esc(t("next.label", { n: ui.nextGames }))}</a>`;
+}
+
 export function controlsHtml(game, ui) {
   const view = game.view;
   if (game.watching || view.status === "finished") return "";
@@ -336,7 +344,10 @@ export function controlsHtml(game, ui) {
   const parts = [];
   const canRoll = has(legal, (c) => c.type === "roll");
   const canShanghai = has(legal, (c) => c.type === "shanghai");
-  parts.push(`<div class="buttons">
+  // Waiting for the opponent while other games wait for the player: the way to the next
+  // one stands where the turn's buttons were.
+  if (view.turn !== "me" && ui.nextGames > 0) parts.push(`<div class="buttons">${nextGameHtml(game, ui)}</div>`);
+  else parts.push(`<div class="buttons">
     <button type="button" data-action="roll" ${canRoll && !busy ? "" : "disabled"}>${esc(t("controls.roll"))}</button>
     <button type="button" data-action="shanghai" ${canShanghai && !busy ? "" : "disabled"}>${esc(t("controls.shanghai"))}</button>
     </div>`);

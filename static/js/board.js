@@ -6,6 +6,7 @@ import {
   chatHtml,
   controlsHtml,
   extrasHtml,
+  nextGameHtml,
   pointsOverviewHtml,
   recentHtml,
   rematchHtml,
@@ -48,7 +49,36 @@ const ui = {
   announced: { version: initial.version, turn: initial.view.turn },
   reported: { game: false, messages: [] }, // the thanks shown where each report was made
   report: null, // what the open report dialog is about: {game} or {message}
+  // where the opponent is (here at this game, online, last seen), as the server says it;
+  // null where the board says nothing (a watcher, a computer opponent)
+  presence: root.dataset.presenceState
+    ? { state: root.dataset.presenceState, text: root.dataset.presenceText || "" }
+    : null,
+  nextGames: 0, // how many of the player's other games wait for their move (below)
 };
+
+// One line under the names, kept (empty) while there is nothing to say, so that the
+// opponent coming and going never moves the board.
+function presenceHtml(presence) {
+  if (!presence) return "";
+  return `<p class="opponent-presence" data-state="${esc(presence.state)}">${presence.text ? `<span class="presence-dot" aria-hidden="true"></span>${esc(presence.text)}` : ""}</p>`;
+}
+
+// The games waiting for the player (the header's count, then the lobby socket's, live.js),
+// less this one when it is among them: what the turn box offers to go on to.
+const waiting = { count: Number(document.getElementById("next-game")?.dataset.waiting ?? 0), mine: !initial.watching && initial.view.turn === "me" };
+function countOthers() {
+  ui.nextGames = Math.max(0, waiting.count - (waiting.mine ? 1 : 0));
+}
+countOthers();
+document.addEventListener("waiting-games", (event) => {
+  const { count, ids } = event.detail;
+  waiting.count = count;
+  // the lobby socket names the waiting games; without their ids, this one counts as the board shows it
+  waiting.mine = ids ? ids.includes(Number(root.dataset.gameId)) : !ui.game.watching && ui.game.view.turn === "me";
+  countOthers();
+  render();
+});
 
 // The board is redrawn by morphing it into its new HTML (morph.js): what stays the same
 // stays in place, and with it the keyboard focus, the chat draft and the open details.
@@ -114,6 +144,7 @@ function paint() {
         me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
         opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
       })}</h1>${totalHtml(game, "opponent", ui)}</div>
+      ${presenceHtml(ui.presence)}
       ${pointsOverviewHtml(game, ui)}
     </header>
     <div class="board-play">
@@ -127,6 +158,7 @@ function paint() {
           ${finished ? "" : controlsHtml(game, ui)}
           <div class="status">${statusHtml(game, ui)}</div>
           ${finished ? rematchHtml(game, ui) : ""}
+          ${finished && ui.nextGames > 0 ? `<p class="next-offer">${nextGameHtml(game, ui)}</p>` : ""}
           <p class="alert" role="alert" ${ui.alert ? "" : "hidden"}>${esc(ui.alert)}</p>
         </div>
         ${sinceHtml(game)}
@@ -176,6 +208,8 @@ function onMessage(message, socket) {
   } else if (message.type === "chat") {
     const chat = ui.game.chat || (ui.game.chat = []);
     if (!chat.some((m) => m.id === message.message.id)) chat.push(message.message);
+  } else if (message.type === "presence") {
+    if (ui.presence) ui.presence = { state: message.state, text: message.text };
   } else if (message.type === "chat_hidden") {
     ui.game.chat = (ui.game.chat || []).filter((m) => m.id !== message.id);
   } else if (message.type === "ack") {

@@ -50,8 +50,32 @@ const waitingPrefix = new RegExp(
 );
 const baseTitle = document.title.replace(waitingPrefix, "");
 
-function showWaiting(count) {
+// The header's "Next game" (templates/games/_next_game.html): shown while a game waits,
+// with the count.
+function showNextGame(count) {
+  const link = document.getElementById("next-game");
+  if (!link) return;
+  link.hidden = count < 1;
+  link.dataset.waiting = String(count);
+  link.setAttribute("aria-label", t("next.label", { n: count }));
+  const shown = link.querySelector(".count");
+  if (shown) shown.textContent = String(count);
+}
+
+// The installed app's badge, where the platform has one (the Badging API).
+function showBadge(count) {
+  if (!("setAppBadge" in navigator)) return;
+  (count > 0 ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => {});
+}
+
+// The games waiting for the player: the title, the header's button and the app's badge;
+// a board hears of it too ("waiting-games": the count and the waiting games' ids, when
+// the lobby socket said which).
+function showWaiting(count, ids = null) {
   document.title = count > 0 ? t("title.waiting", { count }) + baseTitle : baseTitle;
+  showNextGame(count);
+  showBadge(count);
+  document.dispatchEvent(new CustomEvent("waiting-games", { detail: { count, ids } }));
 }
 
 // The lobby is morphed into the fresh one (morph.js): what the player is typing or has
@@ -67,9 +91,10 @@ async function refreshLobby() {
 }
 
 if (document.body.dataset.user) {
+  showBadge(Number(document.getElementById("next-game")?.dataset.waiting ?? 0));
   fillSeeds();
   keepOpen("/ws/lobby/", (message) => {
-    if ("your_turn" in message) showWaiting(message.your_turn);
+    if ("your_turn" in message) showWaiting(message.your_turn, message.waiting ?? null);
     if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
   });
   // this browser's push subscription, if the player has one here, stays known to the server

@@ -220,3 +220,52 @@ def test_the_template_tag():
         assert page.render(Context({"p": HIDDEN})).strip() == "[]"
         recent = Presence(False, timezone.now() - timedelta(hours=3))
         assert "Last seen 3 hours ago" in page.render(Context({"p": recent}))
+
+
+def test_the_settings_choice_hides_and_shows_presence(players, client):
+    client.force_login(players["anna"])
+    page = client.get("/settings/")
+    assert b'name="show_presence"' in page.content and b"checked" in page.content
+    answer = client.post("/accounts/presence/", {})  # the box unticked sends nothing
+    assert answer.status_code == 302 and answer["Location"].endswith("/settings/#presence")
+    assert not fresh(players["anna"])[0].show_presence
+    client.post("/accounts/presence/", {"show_presence": "on"})
+    assert fresh(players["anna"])[0].show_presence
+    assert client.get("/accounts/presence/").status_code == 405
+
+
+def test_the_profile_shows_presence_unless_hidden(players, client):
+    anna = players["anna"]
+    SocketSlots().take(anna.pk)
+    client.force_login(players["bernd"])
+    with translation.override("en"):
+        assert "Online now" in client.get("/users/anna/", HTTP_ACCEPT_LANGUAGE="en").text
+        online.do_show_presence(anna, False)
+        assert "Online now" not in client.get("/users/anna/", HTTP_ACCEPT_LANGUAGE="en").text
+        client.force_login(anna)
+        assert "Online now" in client.get("/users/anna/", HTTP_ACCEPT_LANGUAGE="en").text
+
+
+def test_the_board_says_here_online_seen_or_nothing(players, game):
+    from games.services import presence as seats
+
+    anna, bernd = players["anna"], players["bernd"]
+    with translation.override("en"):
+        assert seats.board_presence(game.pk, anna, bernd.pk) == {"state": "none", "text": ""}
+        place = SocketSlots()
+        key = place.take(bernd.pk)
+        assert seats.board_presence(game.pk, anna, bernd.pk)["state"] == "online"
+        seats.socket_opened(game.pk, bernd)
+        assert seats.board_presence(game.pk, anna, bernd.pk) == {
+            "state": "here",
+            "text": "Here, at this game",
+        }
+        online.do_show_presence(bernd, False)
+        assert seats.board_presence(game.pk, anna, bernd.pk)["state"] == "none"
+        online.do_show_presence(bernd, True)
+        place.give_back(key)  # the game's seat still counts a socket: a dead server's
+        online.seen([bernd.pk])
+        assert seats.board_presence(game.pk, anna, bernd.pk) == {
+            "state": "seen",
+            "text": "Last seen just now",
+        }

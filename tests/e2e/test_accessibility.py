@@ -107,6 +107,9 @@ def setup_games(player, bernd) -> dict[str, Game]:
     finished = play_on(new_game(player, bernd), seed=3)
     assert finished.status == Game.Status.FINISHED, finished.status
     invitations.do_invite(bernd, to=player.username)  # an invitation waiting in the lobby
+    # open invitations with limits: one the player may accept, one dimmed with the reason
+    invitations.do_invite(bernd, to=None, max_rating=3000, max_pace=14)
+    invitations.do_invite(bernd, to=None, min_rating=2900)
     return {"in play": in_play, "round end": round_end, "finished": finished}
 
 
@@ -193,6 +196,10 @@ def test_no_serious_or_critical_violations_on_any_page(
             page.wait_for_selector("dialog.report-dialog[open]")
             check("board, the report dialog open")
             page.keyboard.press("Escape")
+            page.fill("#note-text", "Keep the Spanish crew.\nTricks late.")
+            page.click("#note button[type=submit]")
+            page.wait_for_selector("#note .note-status:has-text('Note saved.')")
+            check("board, the private note saved")
 
     page.goto(f"{asgi_server}/games/{games['finished'].pk}/replay/")
     page.wait_for_selector(".replay-controls")

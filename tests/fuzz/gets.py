@@ -8,7 +8,17 @@ from hypothesis import strategies as st
 from .hostile_forms import path_part, quoted
 from .strategies import hostile_text
 
-GET_PAGES = ["profile", "game", "replay", "replay-page", "analysis", "players", "api-players"]
+GET_PAGES = [
+    "profile",
+    "game",
+    "replay",
+    "replay-page",
+    "analysis",
+    "note",
+    "next",
+    "players",
+    "api-players",
+]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -32,6 +42,11 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
         return f"/users/{draw(path_part(['anna', 'bernd', 'carl', 'x' * 151]))}/"
     if page == "game":
         return f"/api/games/{draw(path_part(game_ids))}/"
+    if page == "note":
+        return f"/api/games/{draw(path_part(game_ids + [finished]))}/note/"
+    if page == "next":  # the header's "Next game", from a board or not
+        after = draw(st.one_of(path_part(game_ids + [finished]), names_in_paths))
+        return draw(st.sampled_from(["/next/", "/next/?after=" + quoted(after), "/next/?after"]))
     if page in ("players", "api-players"):  # the search: its page and its endpoint
         base = "/players/" if page == "players" else "/api/players/"
         q = draw(st.one_of(names_in_paths, st.sampled_from(["an", "A", "", " b ", "%", "_"])))

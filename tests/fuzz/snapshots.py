@@ -5,7 +5,16 @@ from __future__ import annotations
 import uuid
 
 from accounts.models import ApiToken, Block, Follow, Holiday, PushSubscription, User
-from games.models import ChatMessage, Command, Event, Game, Invitation, Notification, Seat
+from games.models import (
+    ChatMessage,
+    Command,
+    Event,
+    Game,
+    GameNote,
+    Invitation,
+    Notification,
+    Seat,
+)
 from games.services import commands, invitations
 from moderation.models import Report
 from ratings.models import PlayerRating, RatingChange
@@ -35,6 +44,7 @@ TABLES = {
     "events": (Event, ("game_id", "seq", "kind")),
     "commands": (Command, ("game_id", "seat", "client_id", "command", "version")),
     "chat": (ChatMessage, ("game_id", "user_id", "text", "hidden")),
+    "notes": (GameNote, ("game_id", "author_id", "text")),
     "invitations": (
         Invitation,
         (
@@ -47,6 +57,9 @@ TABLES = {
             "extra_wild",
             "rated",
             "rematch_of_id",
+            "min_rating",
+            "max_rating",
+            "max_pace",
         ),
     ),
     "reports": (Report, ("reporter_id", "game_id", "message_id", "reason", "status")),

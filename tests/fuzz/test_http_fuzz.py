@@ -108,6 +108,26 @@ def plan_chat(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/games/{game_id}/chat/", value)
 
 
+# A private note: kept whole up to 2,000 characters, lines allowed; empty deletes it.
+note_text = st.one_of(
+    st.sampled_from(
+        ["plan: tricks late", "", "   ", "x" * 2000, "x" * 2001, "two\nlines", "é" * 2001]
+    ),
+    chat_text,
+)
+
+
+def plan_note(world: World, draw) -> Request:
+    """PUT a note (mostly; the other methods are refused 405), as its players, a watcher,
+    strangers, with tokens and a browser's CSRF check."""
+    who = draw(who_strategy("anna", "bernd", "anna-token", "bernd-token"))
+    value = draw(mutated({"text": draw(note_text)}, ["gg", "x" * 2000, " ", None, 1]))
+    game_id = draw(path_part(world.game_ids()))
+    request = api_request(draw, world, who, f"/api/games/{game_id}/note/", value)
+    request.method = draw(st.sampled_from(["PUT"] * 12 + ["POST", "GET", "DELETE", "PATCH"]))
+    return request
+
+
 # Players' seeds for the dice (docs/fairness.md): good ones, and ones just past a limit.
 SEEDS = st.sampled_from(["", "a", "9f2c41d07ab8e6e1", " spaced ", "~" * 64, "x" * 65, "é", "\t"])
 
@@ -129,6 +149,10 @@ def with_commitment(body: dict, value) -> dict:
     return body if value is None else {**body, "commitment": value}
 
 
+# Values of an open invitation's limits: in bounds, at them, past them, of the wrong kind.
+LIMITS = [None, 1, 14, 15, 0, -1, 100, 99, 1500, 3000, 3001, 2**63, 1.5, "1500", True, [], {}]
+
+
 def plan_invite(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "anna-token", "carl"))
     body = {
@@ -139,18 +163,24 @@ def plan_invite(world: World, draw) -> Request:
         "rated": draw(st.booleans()),
         "client_seed": draw(st.one_of(SEEDS, hostile_text)),
     }
+    # an open invitation's limits: good ones, the bounds, past them, and the wrong kinds
+    for key, good in (("min_rating", 1400), ("max_rating", 1600), ("max_pace", 2)):
+        if draw(st.integers(0, 3)) == 0:  # one time in four: most invitations have none
+            body[key] = draw(st.sampled_from([good, good, *LIMITS]))
     body = with_commitment(body, commitment_for(world, draw, who))
-    value = draw(mutated(body, [*NAMES, *DAYS, True, False, None]))
+    value = draw(mutated(body, [*NAMES, *DAYS, *LIMITS, True, False, None]))
     return api_request(draw, world, who, "/api/invitations/", value)
 
 
 def prepare_answers(world: World) -> None:
     """Keep a few invitations open, from and to each player and to anyone."""
     anna, bernd, carl = (world.players[n] for n in ("anna", "bernd", "carl"))
-    pairs = [(anna, bernd), (bernd, anna), (carl, anna), (anna, None), (bernd, carl)]
+    pairs = [(anna, bernd), (bernd, anna), (carl, anna), (anna, None), (bernd, carl), (bernd, None)]
     while (count := Invitation.objects.filter(status=Invitation.Status.OPEN).count()) < 4:
         sender, receiver = pairs[(Invitation.objects.count() + count) % len(pairs)]
-        Invitation.objects.create(from_user=sender, to_user=receiver)
+        # an open invitation of bernd's is for players rated 1600 or more: refused to all
+        limits = {"min_rating": 1600} if sender == bernd and receiver is None else {}
+        Invitation.objects.create(from_user=sender, to_user=receiver, **limits)
         world.known = None
 
 
@@ -322,6 +352,7 @@ def plan_push_remove(world: World, draw) -> Request:
 
 ENDPOINTS = {
     "chat": plan_chat,
+    "note": plan_note,
     "invite": plan_invite,
     "answer_invitation": plan_answer,
     "extend": plan_extend,
@@ -447,6 +478,9 @@ def plan_form(world: World, draw, form: str) -> Request:
             "days_per_move": mostly(st.sampled_from(DAYS).map(str)),
             "message": mostly(st.sampled_from(["A game?", "", "x" * 300, "x" * 301])),
             "rated": st.sampled_from(["on", ""]),
+            "min_rating": st.sampled_from([""] * 6 + ["1400", "99", "3001", "1.5", "x", "1" * 40]),
+            "max_rating": st.sampled_from([""] * 6 + ["1600", "1300", "-1", "\u0661"]),
+            "max_pace": st.sampled_from([""] * 6 + ["2", "0", "15", " 3 "]),
         }
     elif form == "play":
         game = world.active_game()
@@ -464,6 +498,9 @@ def plan_form(world: World, draw, form: str) -> Request:
             ),
             "client_id": mostly(st.just(world.fresh_id())),
         }
+    elif form == "note":
+        path = f"/games/{draw(path_part(world.game_ids()))}/note/"
+        fields = {"text": mostly(note_text)}
     elif form == "computer":
         path = "/play/computer/"
         fields = {
@@ -478,6 +515,9 @@ def plan_form(world: World, draw, form: str) -> Request:
         start = draw(st.integers(-2, 370))
         end = start + draw(st.integers(-1, 31))
         fields = {"start": mostly(st.just(iso_day(start))), "end": mostly(st.just(iso_day(end)))}
+    elif form == "presence":
+        path = "/accounts/presence/"
+        fields = {"show_presence": mostly(st.sampled_from(["on", "", "off", "0", "x" * 300]))}
     elif form in ACCOUNT_FORMS:
         path, fields = plan_account_form(draw, form)
     else:
@@ -496,7 +536,17 @@ def plan_form(world: World, draw, form: str) -> Request:
     return Request(who, path, body, method, content_type, headers)
 
 
-FORMS = ["invite", "play", "computer", "token", "holiday", "preferences", *ACCOUNT_FORMS]
+FORMS = [
+    "invite",
+    "play",
+    "note",
+    "computer",
+    "token",
+    "holiday",
+    "presence",
+    "preferences",
+    *ACCOUNT_FORMS,
+]
 
 
 @pytest.mark.parametrize("form", FORMS)

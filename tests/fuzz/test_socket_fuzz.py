@@ -44,7 +44,7 @@ from .strategies import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 10  # seconds for an answer that must come; only a failing run waits this long
-PUSHES = {"state", "chat", "chat_hidden"}  # what the game socket may send unasked
+PUSHES = {"state", "chat", "chat_hidden", "presence"}  # what the game socket may send unasked
 OTHER_TYPES = ["ping", "Sync", "COMMAND", "", "state", "ack", "error", "chat_hidden", "hello"]
 
 

@@ -28,3 +28,11 @@ def check(message: dict, side: str = "server") -> dict:
         f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]
     )
     return message
+
+
+async def opponent_arrived(socket, state: str = "here") -> dict:
+    """The ``presence`` frame a player's board gets as the opponent's board opens (or
+    closes: ``state`` then says where the opponent is now); checked, and returned."""
+    frame = check(await socket.receive_json_from(timeout=5))
+    assert frame["type"] == "presence" and frame["state"] == state, frame
+    return frame

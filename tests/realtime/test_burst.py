@@ -109,6 +109,8 @@ async def collect(socket, expected) -> tuple[Counter, int]:
             if not ids:
                 check(message)
             ids[message["id"]] += 1
+        elif message["type"] == "presence":  # the other player's boards opening
+            continue
         else:
             assert message["type"] == "state", message
             states += 1

@@ -5,7 +5,7 @@ from channels.db import database_sync_to_async
 
 from moderation import services as moderation
 
-from .protocol import check
+from .protocol import check, opponent_arrived
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,6 +22,7 @@ async def test_chat_reaches_both_players_and_hidden_messages_are_withdrawn(
 ):
     anna = await joined(sockets, game, players["anna"])
     bernd = await joined(sockets, game, players["bernd"])
+    await opponent_arrived(anna)
     await anna.send_json_to(check({"type": "chat", "text": "<i>Ahoy</i>"}, "client"))
     mine = check(await anna.receive_json_from(timeout=5))
     theirs = check(await bernd.receive_json_from(timeout=5))
@@ -49,6 +50,7 @@ async def test_watchers_cannot_chat_and_bad_chat_gets_errors(sockets, game, play
 async def test_an_annulled_game_shows_its_result_on_both_sockets(sockets, game, players, moderator):
     anna = await joined(sockets, game, players["anna"])
     bernd = await joined(sockets, game, players["bernd"])
+    await opponent_arrived(anna)
     await database_sync_to_async(moderation.do_annul)(game.pk, moderator, "test")
     for socket in (anna, bernd):
         state = check(await socket.receive_json_from(timeout=5))

@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from games.models import Event, Game
 
-from .protocol import check
+from .protocol import check, opponent_arrived
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,6 +37,7 @@ async def test_both_players_receive_the_new_state_from_their_own_side(sockets, g
     name, other = await mover(game, players)
     actor, start = await connected(sockets, game, players[name])
     watcher_side, _ = await connected(sockets, game, players[other])
+    await opponent_arrived(actor)
     assert start["game"]["view"]["turn"] == "me"
     await actor.send_json_to(
         {

@@ -36,6 +36,7 @@ def test_every_frame_is_declared():
         "client.ping",
         "server.chat",
         "server.chat_hidden",
+        "server.presence",
         "server.state",
         "server.ack",
         "server.error",

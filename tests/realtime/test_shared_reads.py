@@ -17,6 +17,7 @@ from games.live.reads import FRAMES
 from games.services import commands
 
 from ..helpers.databases import uses_postgres
+from .protocol import opponent_arrived
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,7 +72,7 @@ async def play_one_move(actor, version, client_id, others, command=None) -> None
     assert kinds == {"ack", "state"}
     for socket in others:
         pushed = await socket.receive_json_from(timeout=5)
-        assert pushed["type"] == "state" and pushed["version"] == version + 1
+        assert pushed["type"] == "state" and pushed["version"] == version + 1, pushed
 
 
 @pytest.mark.parametrize("watchers", [0, 4])
@@ -82,6 +83,7 @@ async def test_a_move_costs_nine_statements_whatever_watches_it(
     actor_name, other = name, "bernd" if name == "anna" else "anna"
     actor = await open_board(sockets, game, players[name])
     boards = [await open_board(sockets, game, players[other])]
+    await opponent_arrived(actor)
     for _ in range(watchers):  # carl, in as many tabs
         boards.append(await open_board(sockets, game, players["carl"]))
     counter = StatementCounter(monkeypatch)
@@ -135,6 +137,7 @@ async def test_moves_open_no_new_database_session(sockets, game, players):
     name, version = await mover_of(game)
     other = "bernd" if name == "anna" else "anna"
     boards = {n: await open_board(sockets, game, players[n]) for n in (name, other)}
+    await opponent_arrived(boards[name])
     await play_one_move(boards[name], version, "warm", [boards[other]])  # the pool is open
     await asyncio.sleep(1.5)  # sessions that ended report themselves
     before = await sessions_so_far()
@@ -173,6 +176,7 @@ async def test_a_move_made_elsewhere_is_caught_up_in_three_statements(
     name, version = await mover_of(game)
     other = "bernd" if name == "anna" else "anna"
     boards = [await open_board(sockets, game, players[n]) for n in (name, other, "carl")]
+    await opponent_arrived(boards[0])
     await play_one_move(boards[0], version, "m1", boards[1:])  # a read with a command
     rng = random.Random(8)
     for i in range(3):
@@ -199,5 +203,6 @@ async def test_a_move_is_announced_even_if_its_read_cannot_be_kept(
     other = "bernd" if name == "anna" else "anna"
     actor = await open_board(sockets, game, players[name])
     board = await open_board(sockets, game, players[other])
+    await opponent_arrived(actor)
     monkeypatch.setattr(FRAMES, "advance", broken)
     await play_one_move(actor, version, "m1", [board])  # both sockets get the new state
