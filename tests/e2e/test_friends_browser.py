@@ -79,6 +79,20 @@ def test_a_finds_b_by_a_prefix_follows_sees_b_online_and_invites_in_one_step(
     b_context.close()
 
 
+def a_game_waiting_for(me, names):
+    """Games against ``names`` until one waits for ``me`` (who starts is drawn): the
+    header then shows the "Next game" button beside the search, as it mostly will."""
+    from games.services import invitations
+
+    for name in names * 2:
+        invitation = invitations.do_invite(me, to=name)
+        friend = invitation.to_user
+        game = invitations.do_accept_invitation(invitation.pk, friend)
+        if game.to_move_id == me.pk:
+            return game
+    raise AssertionError("no game waits for the player")
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_the_header_search_and_the_pages_on_a_phone_and_a_desktop(
     asgi_server, browser, django_user_model, screenshot, language
@@ -89,6 +103,7 @@ def test_the_header_search_and_the_pages_on_a_phone_and_a_desktop(
         friend = django_user_model.objects.get_or_create(username=name)[0]
         django_user_model.objects.filter(pk=friend.pk).update(last_seen_at=seen)
         in_thread(do_follow, me, friend.username)
+    in_thread(a_game_waiting_for, me, ["kai", "Kassandra", "Kapitaenin_Wilhelmina"])
     for device, size in ((PHONE, "phone"), (DESKTOP, "desktop")):
         context = browser.new_context(**device, locale="de-DE" if language == "de" else "en-GB")
         log_in_by_cookie(context, asgi_server, me)
