@@ -3,8 +3,12 @@ confirmed, and its emails."""
 
 from __future__ import annotations
 
+import time
+
+from allauth.account import app_settings as account_settings
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.app_settings import EmailVerificationMethod
+from allauth.account.authentication import get_authentication_records
 from allauth.account.stages import EmailVerificationStage
 from django.conf import settings
 from django.contrib import messages
@@ -54,6 +58,20 @@ class AccountAdapter(DefaultAccountAdapter):
             messages.error(request, suspension_message(user))
             return redirect("account_login")
         return super().pre_login(request, user, **kwargs)
+
+    def is_reauthentication_required(self, *, app: str, **kwargs) -> bool:
+        """allauth asks for the password again before a second factor is set up (and
+        other sensitive steps) unless it was asked again within
+        ``ACCOUNT_REAUTHENTICATION_TIMEOUT``; a log in that recent counts as well: a new
+        staff member sent from the log in to set up an authenticator app is not asked
+        for the password typed seconds before."""
+        request = self.request
+        if request is not None and request.user.is_authenticated:
+            records = get_authentication_records(request, request.user)
+            newest = max((record.get("at", 0) for record in records), default=0)
+            if time.time() - newest < account_settings.REAUTHENTICATION_TIMEOUT:
+                return False
+        return super().is_reauthentication_required(app=app, **kwargs)
 
     def clean_username(self, username: str, shallow: bool = False) -> str:
         """allauth's checks, and names that look like a guest's are kept for guests."""

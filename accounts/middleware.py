@@ -44,25 +44,29 @@ class StaffSecondFactorMiddleware:
 
     def __call__(self, request):
         if request.path.startswith(reverse("admin:index")) and request.user.is_staff:
-            refusal = self.refuse(request)
+            refusal = staff_second_factor_refusal(request)
             if refusal is not None:
                 return refusal
         return self.get_response(request)
 
-    def refuse(self, request):
-        query = "?" + urlencode({"next": request.get_full_path()})
-        if not get_mfa_adapter().is_mfa_enabled(request.user, [Authenticator.Type.TOTP]):
-            messages.warning(
-                request,
-                _(
-                    "Staff accounts need a second factor before the admin opens: set up an "
-                    "authenticator app."
-                ),
-            )
-            return HttpResponseRedirect(reverse("mfa_activate_totp") + query)
-        if not used_second_factor(request):
-            return HttpResponseRedirect(reverse("mfa_reauthenticate") + query)
-        return None
+
+def staff_second_factor_refusal(request):
+    """Where a staff member goes before a page of theirs (the admin, the moderators'
+    console) opens: to set up an authenticator app, or to use it in this session; None
+    once they have. The page they asked for is the ``next`` of either."""
+    query = "?" + urlencode({"next": request.get_full_path()})
+    if not get_mfa_adapter().is_mfa_enabled(request.user, [Authenticator.Type.TOTP]):
+        messages.warning(
+            request,
+            _(
+                "Staff accounts need a second factor before the admin opens: set up an "
+                "authenticator app."
+            ),
+        )
+        return HttpResponseRedirect(reverse("mfa_activate_totp") + query)
+    if not used_second_factor(request):
+        return HttpResponseRedirect(reverse("mfa_reauthenticate") + query)
+    return None
 
 
 class PlayerLocaleMiddleware:

@@ -358,6 +358,38 @@ class PushSubscription(models.Model):
         return f"{self.user} on {self.user_agent[:40] or self.pk}"
 
 
+NOTICE_SUBJECT_MAX = 200
+
+
+class Notice(models.Model):
+    """A word to a player from the site's moderators (what became of their report; what
+    was done about them, and why): shown at the top of their pages until they dismiss it,
+    and emailed (``games.notify``, kind "notice").
+
+    Written once, in the player's own language at the time (the moderators' service
+    composes it), so that the page and the email say the same words."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notices")
+    subject = models.CharField(max_length=NOTICE_SUBJECT_MAX)
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            # the notices a page shows: the player's, not dismissed
+            models.Index(
+                fields=["user", "created_at"],
+                condition=models.Q(dismissed_at__isnull=True),
+                name="notice_shown_idx",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.user}: {self.subject}"
+
+
 class Follow(models.Model):
     """``follower`` follows ``followed``: the one sees the other on their friends page,
     and the other's open invitations marked in their lobby. No consent is asked (the

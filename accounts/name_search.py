@@ -1,7 +1,7 @@
 """Finding players by the start of their name, whatever its case.
 
 The key is ``UPPER(username) COLLATE "C"``: on PostgreSQL the index
-``user_username_prefix_idx`` (accounts migration 0020) holds it, so that a prefix reads
+``user_username_prefix_idx`` (accounts migration 0021_follow) holds it, so that a prefix reads
 one range of the index in the order the results show and a page stops after its rows
 (``LIMIT``), whatever the number of names that start so. A page goes on after the last
 key of the one before (keyset: no OFFSET).

@@ -16,6 +16,11 @@ urlpatterns = [
         views.ActivateTOTPView.as_view(),
         name="mfa_activate_totp",
     ),
+    path(
+        "accounts/2fa/recovery-codes/",
+        views.RecoveryCodesView.as_view(),
+        name="mfa_view_recovery_codes",
+    ),
     path("accounts/", include("allauth.urls")),
     path("accounts/confirm/resend/", views.resend_confirmation, name="resend_confirmation"),
     # the addresses of Django's own account pages, which bookmarks and emails still hold
@@ -30,6 +35,7 @@ urlpatterns = [
     path("accounts/tokens/<int:pk>/revoke/", views.revoke_token, name="revoke_token"),
     path("accounts/holidays/", views.declare_holiday, name="declare_holiday"),
     path("accounts/holidays/<int:pk>/cancel/", views.cancel_holiday, name="cancel_holiday"),
+    path("notices/<int:pk>/dismiss/", views.dismiss_notice, name="dismiss_notice"),
     path("accounts/devices/<int:pk>/remove/", views.remove_device, name="remove_device"),
     path("accounts/presence/", views.show_presence, name="show_presence"),
     path("users/<username:username>/block/", views.block, name="block"),

@@ -2,6 +2,7 @@ from allauth.account import views as allauth_views
 from allauth.account.models import EmailAddress
 from allauth.core import ratelimit
 from allauth.decorators import rate_limit
+from allauth.mfa.recovery_codes import views as recovery_codes_views
 from allauth.mfa.totp import views as totp_views
 from django.conf import settings
 from django.contrib import messages
@@ -11,7 +12,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.decorators import method_decorator
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views import i18n
@@ -31,6 +32,7 @@ from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .middleware import record_second_factor
 from .models import ApiToken, User
+from .notices import do_dismiss_notice
 from .online import do_show_presence
 from .throttle import wait_for
 from .tokens import do_issue_token
@@ -65,14 +67,55 @@ class SignupView(allauth_views.SignupView):
         return FormView.dispatch(self, request, *args, **kwargs)
 
 
+# Where a staff member was going when sent to set up an authenticator app (the admin,
+# the moderators' console): kept through the set-up, offered after the recovery codes.
+SETUP_NEXT = "second_factor_setup_next"
+
+
+def safe_next(request, url) -> str:
+    """``url`` if it is a path of this site, else ""."""
+    url = url or ""
+    if url.startswith("/") and url_has_allowed_host_and_scheme(
+        url, {request.get_host()}, request.is_secure()
+    ):
+        return url
+    return ""
+
+
 class ActivateTOTPView(totp_views.ActivateTOTPView):
     """allauth's set-up of an authenticator app. Setting it up takes one of its codes, so
-    the session has used its second factor (accounts.middleware), as a log in with it."""
+    the session has used its second factor (accounts.middleware), as a log in with it.
+
+    allauth's form posts without the ``next`` its page was opened with, and goes on to
+    the recovery codes: the page keeps ``next`` in the session, and the recovery codes
+    page offers to continue there (``RecoveryCodesView``)."""
+
+    def get(self, request, *args, **kwargs):
+        destination = safe_next(request, request.GET.get("next"))
+        if destination:
+            request.session[SETUP_NEXT] = destination
+        return super().get(request, *args, **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
         record_second_factor(self.request)
+        destination = safe_next(self.request, self.request.session.pop(SETUP_NEXT, ""))
+        if destination:
+            if self.did_generate_recovery_codes:
+                query = urlencode({"next": destination})
+                return HttpResponseRedirect(reverse("mfa_view_recovery_codes") + "?" + query)
+            return HttpResponseRedirect(destination)
         return response
+
+
+class RecoveryCodesView(recovery_codes_views.ViewRecoveryCodesView):
+    """allauth's recovery codes, with a way on to where the player was going when they
+    set up their authenticator app (``ActivateTOTPView``)."""
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["continue_to"] = safe_next(self.request, self.request.GET.get("next"))
+        return context
 
 
 # allauth's views answer a refused attempt with ROOT_URLCONF's handler429; which action
@@ -197,6 +240,18 @@ def revoke_token(request, pk):
     token.delete()
     messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
     return back_to_settings("tokens")
+
+
+@login_required
+@require_POST
+def dismiss_notice(request, pk):
+    """The button on a notice at the top of the page: it is no longer shown; back to
+    the page it was on."""
+    try:
+        do_dismiss_notice(request.user, pk)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return HttpResponseRedirect(_back(request))
 
 
 @login_required

@@ -818,6 +818,35 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
     return []
 
 
+def moderator_client():
+    """A client of a moderator who has used their second factor (the console asks staff
+    for it, as the admin does): a superuser, made once, with an authenticator app."""
+    import base64
+    import secrets
+
+    from allauth.mfa.adapter import get_adapter as get_mfa_adapter
+    from allauth.mfa.models import Authenticator
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from accounts.middleware import SECOND_FACTOR_USED
+
+    users = get_user_model()
+    moderator, made = users.objects.get_or_create(
+        username="bench-moderator", defaults={"is_staff": True, "is_superuser": True}
+    )
+    if made:
+        secret = base64.b32encode(secrets.token_bytes(20)).decode()
+        data = {"secret": get_mfa_adapter().encrypt(secret)}
+        Authenticator.objects.create(user=moderator, type=Authenticator.Type.TOTP, data=data)
+    client = Client()
+    client.force_login(moderator)
+    session = client.session
+    session[SECOND_FACTOR_USED] = moderator.pk
+    session.save()
+    return client
+
+
 FOLLOWED = 50  # the players the heavy player follows (the friends page)
 
 
@@ -912,6 +941,7 @@ def measure(name: str, pass_number: int) -> dict:
     as_heavy.force_login(heavy)
     as_other.force_login(other)
     profile = reverse("profile", args=[HEAVY])
+    as_moderator = moderator_client()
     follow_for_the_friends_page(heavy)
     pages = {
         "lobby /": (as_heavy, reverse("home")),
@@ -922,6 +952,7 @@ def measure(name: str, pass_number: int) -> dict:
         "api finished": (as_heavy, reverse("api_games") + "?status=finished"),
         "api invitations": (as_heavy, reverse("api_invitations")),
         "ranking": (as_heavy, reverse("ranking")),
+        "moderation console": (as_moderator, reverse("moderation_console")),
         # every player's name starts so: the search reads a page of its index, no more
         "search": (as_heavy, reverse("players") + "?q=play"),
         "api search": (as_heavy, reverse("api_players") + "?q=PLAYER1"),

@@ -26,6 +26,10 @@ class AuditEntry(AppendOnlyModel):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [
+            # a player's moderation history, as the console counts it
+            models.Index(fields=["target_type", "target_id", "action"], name="audit_target_idx")
+        ]
         verbose_name = _("audit entry")
         verbose_name_plural = _("audit log")
 
@@ -65,6 +69,14 @@ class Report(models.Model):
 
     class Meta:
         ordering = ["status", "-created_at"]
+        indexes = [
+            # the console's queue: the open reports, oldest first, however many are closed
+            models.Index(
+                fields=["created_at", "id"],
+                condition=models.Q(status="open"),
+                name="report_open_idx",
+            )
+        ]
         permissions = [("resolve_report", "Can close a report")]
 
     def __str__(self):

@@ -34,3 +34,14 @@ def ensure_moderators_group(sender=None, **kwargs):
         if permission is not None:  # created by the same migrate run, app by app
             wanted.append(permission)
     group.permissions.set(wanted)
+
+
+def is_moderator(user) -> bool:
+    """Who opens the moderators' console: staff (a second factor required, as for the
+    admin) who may close reports: the Moderators group, and superusers."""
+    return bool(
+        user.is_authenticated
+        and user.is_active
+        and user.is_staff
+        and user.has_perm("moderation.resolve_report")
+    )

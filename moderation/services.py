@@ -5,21 +5,26 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.guest_accounts import refuse_guest
 from accounts.models import SUSPENDED_FOR_GOOD as FOREVER
 from accounts.models import User
-from games.access import access_game
+from accounts.notices import give_notice
+from games.access import access_game, seating
 from games.live import broadcast
 from games.models import ChatMessage, Game
+from games.notify.queue import noticed
 from games.services.endings import end_by_server
 from ratings.services import ranking_changed
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
 from shanghaien.lib.input import clean_text
+from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import Limit
 
 from .models import REASON_MAX, AuditEntry, Report
@@ -153,6 +158,171 @@ def do_resolve_report(report_id, moderator, reason) -> Report:
         report.save(update_fields=["status", "resolved_by", "resolved_at"])
         _audit(moderator, "resolve_report", report, reason)
     return report
+
+
+def do_warn(user_id, moderator, reason) -> User:
+    """A warning to a player: written to the audit log (their moderation history); what
+    they are told is the caller's (``do_handle_report``)."""
+    _require(moderator, "moderation.resolve_report")
+    reason = _reason(reason)
+    with transaction.atomic():
+        user = locked_or_404(User, user_id, _("No such user."))
+        if user.pk == moderator.pk:
+            raise Forbidden("forbidden", _("That account cannot be warned here."))
+        _audit(moderator, "warn", user, reason)
+    return user
+
+
+# -- the console: a report handled in one step ------------------------------------------
+
+HIDE, WARN, SUSPEND, UNFOUNDED = "hide", "warn", "suspend", "unfounded"
+# What each way of handling a report needs of the moderator, besides closing reports.
+HANDLINGS = {
+    HIDE: "games.hide_chatmessage",
+    WARN: "moderation.resolve_report",
+    SUSPEND: "accounts.suspend_user",
+    UNFOUNDED: "moderation.resolve_report",
+}
+
+
+def _days_ok(days) -> bool:
+    """None (for good) or a whole number of days, at least one."""
+    return days is None or (not isinstance(days, bool) and isinstance(days, int) and days >= 1)
+
+
+def reported_player(report: Report, players=None):
+    """Whom a report is about: the author of the reported message, or the reporter's
+    opponent in the reported game (``players``: the game's two, if read already)."""
+    if report.message_id:
+        return report.message.user
+    if report.game_id is None:
+        return None
+    players = players if players is not None else seating(report.game).players
+    return next((p for p in players if p.pk != report.reporter_id), None)
+
+
+def do_handle_report(report_id, moderator, handling, reason, days: int | None = None) -> Report:
+    """Handle an open report in one step, with a reason: hide the reported message, warn
+    or suspend (``days``, or None for good) the reported player, or close it as
+    unfounded. The report is closed (hiding a message closes every open report of it),
+    each step goes to the audit log, the reporter hears the outcome (whether action was
+    taken, not which) and the reported player what was done and why.
+
+    All of it or nothing; a report already closed (a second click, another moderator
+    first) is refused, ``Conflict`` "resolved", and nothing is done twice."""
+    if handling not in HANDLINGS:
+        raise BadRequest("bad_handling", _("Choose how to handle the report."))
+    _require(moderator, "moderation.resolve_report")
+    _require(moderator, HANDLINGS[handling])
+    reason = _reason(reason)
+    if handling == SUSPEND and not _days_ok(days):
+        raise BadRequest("bad_days", _("Suspend for a whole number of days, or for good."))
+    with transaction.atomic():
+        found = locked_or_404(Report, report_id, _("No such report."), lock=False)
+        # Every report this step may close, locked at once in one order, so that two
+        # moderators on two reports of one message cannot lock each other out.
+        closing = Report.objects.filter(pk=found.pk)
+        if handling == HIDE and found.message_id:
+            closing = closing | Report.objects.filter(
+                message_id=found.message_id, status=Report.Status.OPEN
+            )
+        locked = list(closing.select_for_update().order_by("pk"))
+        report = next(r for r in locked if r.pk == found.pk)
+        if report.status != Report.Status.OPEN:
+            by = User.objects.filter(pk=report.resolved_by_id).values_list("username", flat=True)
+            raise Conflict(
+                "resolved",
+                _("This report was already handled by %(name)s: nothing was done again.")
+                % {"name": by.first() or "?"},
+            )
+        report = Report.objects.select_related("message__user", "game", "reporter").get(
+            pk=report.pk
+        )
+        target = reported_player(report)
+        if handling == HIDE:
+            if report.message_id is None:
+                raise BadRequest("no_message", _("This report is about a game, not a message."))
+            do_hide_message(report.message_id, moderator, reason)
+        elif handling in (WARN, SUSPEND) and target is None:
+            raise BadRequest("no_player", _("Nobody to act on: the report names no player."))
+        elif handling == WARN:
+            do_warn(target.pk, moderator, reason)
+        elif handling == SUSPEND:
+            target = do_suspend(target.pk, moderator, reason, days=days)
+        now = timezone.now()
+        closed = [r for r in locked if r.status == Report.Status.OPEN]
+        for each in closed:
+            each.status = Report.Status.RESOLVED
+            each.resolved_by = moderator
+            each.resolved_at = now
+            each.save(update_fields=["status", "resolved_by", "resolved_at"])
+            _audit(moderator, "resolve_report", each, reason, outcome=handling)
+            _tell(each.reporter, _reporter_notice, each, handling)
+        if handling != UNFOUNDED:
+            _tell(target, _reported_notice, report, handling, reason, target)
+    return report
+
+
+def _tell(user, compose, *args) -> None:
+    """A notice for ``user``, in their language and time zone, shown on their pages and
+    emailed (``games.notify``)."""
+    with (
+        translation.override(user.language or settings.LANGUAGE_CODE),
+        timezone.override(user.zone),
+    ):
+        subject, body = compose(*args)
+        notice = give_notice(user, subject, body)
+    noticed(notice)
+
+
+def _what(report: Report) -> str:
+    if report.message_id:
+        return gettext("a message in game %(id)d") % {"id": report.message.game_id}
+    return gettext("game %(id)d") % {"id": report.game_id}
+
+
+def _reporter_notice(report: Report, handling: str) -> tuple[str, str]:
+    """What the reporter is told: whether action was taken, never which (the other
+    player's sanction is theirs)."""
+    what = {"what": _what(report)}
+    if handling == UNFOUNDED:
+        body = gettext(
+            "Thank you for your report of %(what)s. A moderator looked at it and found "
+            "nothing against the site's rules: no action was taken."
+        )
+    else:
+        body = gettext(
+            "Thank you for your report of %(what)s. A moderator looked at it and took action."
+        )
+    return gettext("Your report was handled"), body % what
+
+
+def _reported_notice(report: Report, handling: str, reason: str, user) -> tuple[str, str]:
+    """What the reported player is told: what was done, about what, and why."""
+    lines = []
+    if handling == HIDE:
+        subject = gettext("A moderator hid one of your messages")
+        lines.append(
+            gettext("Your message in game %(id)d was hidden from the chat.")
+            % {"id": report.message.game_id}
+        )
+    elif handling == WARN:
+        subject = gettext("A warning from the moderators")
+        lines.append(gettext("A moderator warned you about %(what)s.") % {"what": _what(report)})
+    else:
+        subject = gettext("Your account is suspended")
+        if user.suspended_until == FOREVER:
+            lines.append(gettext("A moderator suspended your account for good."))
+        else:
+            lines.append(
+                gettext("A moderator suspended your account until %(until)s.")
+                % {"until": local_moment(user.suspended_until)}
+            )
+        lines.append(gettext("Any game you had in progress was awarded to your opponent."))
+    if report.message_id:
+        lines.append(gettext("The message: “%(text)s”") % {"text": report.message.text})
+    lines.append(gettext("The reason: %(reason)s") % {"reason": reason})
+    return subject, "\n".join(lines)
 
 
 # -- players' side ----------------------------------------------------------------------

@@ -134,6 +134,7 @@ TEMPLATES = [
                 "games.context_processors.waiting_count",
                 "games.context_processors.words",
                 "games.context_processors.push_key",
+                "accounts.notices.notices_shown",
             ],
         },
     },

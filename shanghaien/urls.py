@@ -40,6 +40,8 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("ratings.urls")),
     path("", include("games.urls")),
+    # the moderators' console (moderation.views)
+    path("", include("moderation.urls")),
     # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.
     api_site.fallback,
 ]

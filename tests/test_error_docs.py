@@ -16,9 +16,17 @@ STATUS = {
     "NotFound": 404,
     "Conflict": 409,
 }
-# Codes that only the admin's moderator actions answer with (the admin shows them as
-# messages); the API never does.
-ADMIN_ONLY = {("bad_days", 400), ("not_suspended", 409), ("resolved", 409), ("forbidden", 403)}
+# Codes that only the moderators' pages answer with (the admin and the console show them
+# as messages); the API never does.
+ADMIN_ONLY = {
+    ("bad_days", 400),
+    ("not_suspended", 409),
+    ("resolved", 409),
+    ("forbidden", 403),
+    ("bad_handling", 400),
+    ("no_message", 400),
+    ("no_player", 400),
+}
 
 
 def sources():

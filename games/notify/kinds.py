@@ -126,6 +126,25 @@ KINDS: tuple[Kind, ...] = (
         unsubscribed=_("You will no longer get an email when a game is won or lost on time."),
     ),
     Kind(
+        "notice",
+        _("moderators' notice"),
+        compose="notice",
+        title=_("A word from the moderators"),
+        email=Choice(
+            "email_notices",
+            _("email me the moderators' notices"),
+            _("What became of your report, or what was done about your account and why."),
+        ),
+        footer=_("To stop the emails of the moderators' notices, open:\n%(url)s\n"),
+        question=_(
+            "Stop the emails of the moderators' notices? They are still shown on your pages."
+        ),
+        unsubscribed=_(
+            "You will no longer get the moderators' notices by email; they are still shown "
+            "on your pages."
+        ),
+    ),
+    Kind(
         "digest",
         _("daily digest"),
         compose="digest",

@@ -17,6 +17,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.models import Notice
 from shanghaien.lib.local_time import local_moment
 
 from ..access import seating
@@ -120,6 +121,15 @@ def invitation(notification: Notification) -> Email:
         _("%(message)s\n\nAccept or decline in your lobby: %(url)s/\n")
         % {"message": invitation.message, "url": settings.SITE_URL},
     )
+
+
+def notice(notification: Notification) -> Email:
+    """A moderators' notice (``accounts.models.Notice``, its id the key): the words the
+    player's page shows, written in their language when it was given."""
+    given = Notice.objects.filter(pk=notification.key, user=notification.user).first()
+    if given is None:
+        return "notice gone"
+    return given.subject, given.body + "\n\n" + settings.SITE_URL + "/\n"
 
 
 def digest(notification: Notification) -> Email:

@@ -93,6 +93,12 @@ def timed_out(game: Game, players) -> None:
         tell(player, "timeout", str(game.pk), game)
 
 
+def noticed(notice) -> bool:
+    """A moderators' notice was given (``accounts.notices``): emailed, if the player
+    wants it so. True if it was queued."""
+    return tell(notice.user, "notice", str(notice.pk))
+
+
 def digest(user, day: str) -> bool:
     if not wants(user, "digest", EMAIL):
         return False

@@ -253,13 +253,63 @@ def test_a_suspended_player_is_told_why_only_with_the_right_password():
 
 
 def authenticator_secret(client, setup_url) -> str:
-    """The secret the set-up page shows, once the password is given again (allauth asks
-    for it before a second factor is added)."""
-    confirm = client.get(setup_url)
-    assert confirm["Location"].startswith("/accounts/reauthenticate/")
-    back = client.post(confirm["Location"], {"password": PASSWORD})
-    assert back["Location"] == setup_url
-    return client.get(setup_url).context["form"].secret
+    """The secret the set-up page shows: at once after the log in (allauth asks for the
+    password again before a second factor is added, unless it was just typed)."""
+    page = client.get(setup_url)
+    assert page.status_code == 200, page.get("Location")
+    return page.context["form"].secret
+
+
+def test_a_new_staff_member_is_not_asked_again_for_the_password_just_typed(moderator):
+    moderator.set_password(PASSWORD)
+    moderator.save()
+    client = Client()
+    log_in(client, "mia")
+    to_setup = client.get("/admin/")["Location"]
+    assert client.get(to_setup).status_code == 200  # the set-up page, no password again
+    # a log in long past is no longer proof: the password is asked again
+    with time_machine.travel(time.time() + 301):
+        confirm = client.get(to_setup)
+        assert confirm["Location"].startswith("/accounts/reauthenticate/")
+        back = client.post(confirm["Location"], {"password": PASSWORD})
+        assert back["Location"] == to_setup
+        assert client.get(to_setup).status_code == 200
+
+
+@pytest.mark.parametrize("destination", ["/admin/", "/moderation/", "/admin/games/game/"])
+def test_staff_land_where_they_were_going_after_setting_up_two_factors(moderator, destination):
+    moderator.set_password(PASSWORD)
+    moderator.save()
+    client = Client()
+    log_in(client, "mia")
+    to_setup = client.get(destination)["Location"]
+    assert to_setup.startswith("/accounts/2fa/totp/activate/?next=")
+    secret = authenticator_secret(client, to_setup)
+    done = client.post("/accounts/2fa/totp/activate/", {"code": totp_code(secret)})
+    # the recovery codes, shown once, with the way on to where they were going
+    codes = client.get(done["Location"])
+    assert done["Location"].startswith("/accounts/2fa/recovery-codes/?next=")
+    html = codes.content.decode()
+    assert len(codes.context["unused_codes"]) == 10
+    assert f'class="button" href="{destination}"' in html
+    assert client.get(destination).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "elsewhere", ["https://evil.example/", "//evil.example/admin/", "javascript:alert(1)"]
+)
+def test_the_way_on_after_the_set_up_is_never_another_site(moderator, elsewhere):
+    moderator.set_password(PASSWORD)
+    moderator.save()
+    client = Client()
+    log_in(client, "mia")
+    secret = authenticator_secret(client, "/accounts/2fa/totp/activate/?next=" + elsewhere)
+    done = client.post("/accounts/2fa/totp/activate/", {"code": totp_code(secret)})
+    assert done["Location"] == "/accounts/2fa/recovery-codes/"  # allauth's, nothing added
+    html = client.get(done["Location"]).content.decode()
+    assert "evil" not in html and "javascript:" not in html
+    html = client.get("/accounts/2fa/recovery-codes/?next=" + elsewhere).content.decode()
+    assert "evil" not in html and "javascript:" not in html
 
 
 def test_a_moderator_needs_a_second_factor_for_the_admin(moderator):

@@ -234,6 +234,24 @@ def test_no_serious_or_critical_violations_on_any_page(
     check("fair dice")
     screenshot(page, f"fairness-{name}")
 
+    # a moderators' notice at the top of a page, and the moderators' console
+    from accounts.notices import give_notice
+
+    from .test_moderation_console import make_moderator, moderator_page, report_a_message
+
+    in_thread(give_notice, player, "A word from the moderators", "Line one.\nLine two.")
+    page.goto(asgi_server + "/ranking/")
+    check("a page with a moderators' notice")
+    in_thread(report_a_message, bernd, player, games["in play"])
+    moderator = make_moderator(django_user_model, name=f"mod-{name}")
+    moderators, check.page = moderator_page(
+        browser, asgi_server, moderator, device, bypass_csp=True
+    )
+    check.page.goto(asgi_server + "/moderation/")
+    check("moderators' console")
+    moderators.close()
+    check.page = None
+
     context.close()
     blocking = {what: v for what, v in found.items() if v}
     assert not blocking, "serious or critical accessibility violations:\n" + describe(blocking)

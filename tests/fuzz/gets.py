@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .hostile_forms import path_part, quoted
+from .hostile_forms import JUNK_IDS, path_part, quoted
 from .strategies import hostile_text
 
 GET_PAGES = [
@@ -18,6 +18,7 @@ GET_PAGES = [
     "next",
     "players",
     "api-players",
+    "moderation",
 ]
 
 names_in_paths = st.one_of(
@@ -66,6 +67,9 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
             )
         )
         return base + "?" + query
+    if page == "moderation":  # the moderators' console, its page number anything
+        number = draw(st.one_of(st.sampled_from(JUNK_IDS + ["1", "2", "last"]), names_in_paths))
+        return "/moderation/?page=" + quoted(number)
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from accounts.tokens import do_issue_token
 from games.models import ChatMessage, Game
 from games.services import chat
+from moderation.models import Report
 
+from ..helpers.accounts import log_in_with_second_factor
 from .hostile_forms import BOUNDARY
 from .snapshots import finished_game, new_game
 from .strategies import http_body
@@ -25,6 +27,7 @@ USER_OF = {
     "anna-token": "anna",
     "bernd-token": "bernd",
     "anna-csrf": "anna",  # a browser session whose CSRF check is enforced
+    "mia": "mia",  # a moderator with her second factor (the moderators' console)
 }
 STRANGERS = ["anonymous", "bad-token", "anna-csrf"]
 BAD_AUTHORIZATION = [
@@ -87,6 +90,9 @@ class World:
         self.finished = finished_game(players["anna"], players["bernd"])
         for name, text in (("anna", "Ahoy"), ("bernd", "Good luck")):
             chat.do_chat(game.pk, players[name], text)
+        self.moderator = moderator_with_second_factor()
+        self.clients["mia"] = Client()
+        log_in_with_second_factor(self.clients["mia"], self.moderator)
         cache.clear()
         self.known = None  # the rows as they are now, while no request has changed them
         self.ids = 0
@@ -96,7 +102,21 @@ class World:
         return f"fuzz-{self.ids}"
 
     def user(self, who):
+        if who == "mia":
+            return self.moderator
         return self.players.get(USER_OF.get(who, ""))
+
+    def report_ids(self) -> list[int]:
+        """Reports for the console's forms: open ones (one made when none is left), and
+        closed ones."""
+        if not Report.objects.filter(status=Report.Status.OPEN).exists():
+            message = ChatMessage.objects.create(
+                game=self.game, user=self.players["anna"], text="x"
+            )
+            Report.objects.create(reporter=self.players["bernd"], message=message, reason="r")
+            Report.objects.create(reporter=self.players["bernd"], game=self.game, reason="r")
+            self.known = None  # rows more than the last snapshot
+        return list(Report.objects.order_by("-status", "-pk").values_list("pk", flat=True)[:6])
 
     def active_game(self) -> Game:
         self.game.refresh_from_db()
@@ -123,6 +143,17 @@ class World:
             content_type=request.content_type,
             **extra,
         )
+
+
+def moderator_with_second_factor():
+    from django.contrib.auth.models import Group
+
+    from accounts.models import User
+    from moderation.roles import MODERATORS
+
+    mia = User.objects.create_user("mia", password="x", is_staff=True)
+    mia.groups.add(Group.objects.get(name=MODERATORS))
+    return User.objects.get(pk=mia.pk)
 
 
 def who_strategy(*preferred: str) -> st.SearchStrategy[str]:

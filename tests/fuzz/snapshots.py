@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from accounts.models import ApiToken, Block, Follow, Holiday, PushSubscription, User
+from accounts.models import ApiToken, Block, Follow, Holiday, Notice, PushSubscription, User
 from games.models import (
     ChatMessage,
     Command,
@@ -16,7 +16,7 @@ from games.models import (
     Seat,
 )
 from games.services import commands, invitations
-from moderation.models import Report
+from moderation.models import AuditEntry, Report
 from ratings.models import PlayerRating, RatingChange
 
 # Well-formed commands of every shape, legal now or not: they reach the rules engine.
@@ -63,6 +63,8 @@ TABLES = {
         ),
     ),
     "reports": (Report, ("reporter_id", "game_id", "message_id", "reason", "status")),
+    "audit": (AuditEntry, ("moderator_id", "action", "target_id", "reason")),
+    "notices": (Notice, ("user_id", "subject", "dismissed_at")),
     "blocks": (Block, ("user_id", "blocked_id")),
     "follows": (Follow, ("follower_id", "followed_id")),
     "holidays": (Holiday, ("user_id", "start", "end")),

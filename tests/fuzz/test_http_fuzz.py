@@ -29,7 +29,7 @@ from shanghaien.lib.errors import ServiceError
 from ..helpers.push_service import Device
 from .account_forms import ACCOUNT_FORMS, plan_account_form
 from .gets import GET_PAGES, get_path
-from .hostile_forms import NAMES, form_post, mostly, path_part
+from .hostile_forms import NAMES, form_post, form_values, mostly, path_part
 from .requests import (
     DAYS,
     PAGE_STATUSES,
@@ -518,6 +518,26 @@ def plan_form(world: World, draw, form: str) -> Request:
     elif form == "presence":
         path = "/accounts/presence/"
         fields = {"show_presence": mostly(st.sampled_from(["on", "", "off", "0", "x" * 300]))}
+    elif form == "moderation":
+        path = f"/moderation/reports/{draw(path_part(world.report_ids()))}/"
+        who = draw(st.sampled_from(["mia"] * 10 + ["anna", "anonymous"]))
+        fields = {
+            "handling": mostly(
+                st.sampled_from(["hide", "warn", "suspend", "unfounded"] * 3 + [""])
+            ),
+            "reason": st.one_of(
+                st.sampled_from(["insults"] * 6 + ["x" * 1000, "x" * 1001, " ", ""]), form_values
+            ),
+            "days": st.sampled_from(["7", "1", "30", "forever", "0", "-1", "2", ""]),
+            "page": mostly(st.sampled_from(["1", "2", "0", "9" * 30, "\u0661"])),
+        }
+    elif form == "dismiss":
+        from accounts.notices import give_notice
+
+        notice = give_notice(world.players["anna"], "s", "b")
+        world.known = None  # a row more than the last snapshot
+        path = f"/notices/{draw(path_part([notice.pk]))}/dismiss/"
+        fields = {"next": mostly(st.sampled_from(["/", "/ranking/", "//evil.example/", ""]))}
     elif form in ACCOUNT_FORMS:
         path, fields = plan_account_form(draw, form)
     else:
@@ -545,6 +565,8 @@ FORMS = [
     "holiday",
     "presence",
     "preferences",
+    "moderation",
+    "dismiss",
     *ACCOUNT_FORMS,
 ]
 
@@ -562,6 +584,9 @@ def test_form_views(world, fuzz_run, form):
 
 def plan_get(world: World, draw, page: str) -> Request:
     who = draw(st.sampled_from(["anna", "carl", "anna-token", "anonymous", "bad-token"]))
+    if page == "moderation":
+        world.report_ids()  # a page with a report on it
+        who = draw(st.sampled_from(["mia"] * 6 + ["anna", "anonymous"]))
     path = get_path(draw, page, world.game_ids(), world.finished.pk)
     return Request(who, path, method="GET", headers=headers_for(draw, world, who))
 

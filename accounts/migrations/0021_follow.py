@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
     atomic = False  # CREATE INDEX CONCURRENTLY cannot run inside a transaction
 
     dependencies = [
-        ("accounts", "0019_presence"),
+        ("accounts", "0020_notices"),
     ]
 
     operations = [
