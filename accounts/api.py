@@ -23,12 +23,16 @@ from shanghaien.lib.schemas import refusals
 
 from .blocks import do_block, do_unblock
 from .devices import SESSION_KEY, device_name, do_remove_device, do_subscribe
+from .follows import do_follow, do_unfollow, followed_by
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .messages import (
     BlockBody,
     Blocked,
     BlockList,
     DeviceRemoved,
+    FollowBody,
+    Followed,
+    FollowList,
     Holiday,
     HolidayBody,
     HolidayCancelled,
@@ -36,6 +40,7 @@ from .messages import (
     PushInfo,
     SubscribeBody,
     Unblocked,
+    Unfollowed,
 )
 from .messages import Device as DeviceOut
 from .tokens import BadToken, bearer_token, user_for_token
@@ -171,6 +176,32 @@ def block(request, body: BlockBody):
 def unblock(request, username: str):
     do_unblock(request.user, username)
     return JsonResponse({"unblocked": username})
+
+
+# -- following --------------------------------------------------------------------------------
+
+
+@router.get("/follows/", response={200: FollowList, **refusals()}, url_name="api_follows")
+def follows(request):
+    """The names of the players this player follows."""
+    return JsonResponse({"following": [u.username for u in followed_by(request.user)]})
+
+
+@router.post("/follows/", response={201: Followed, **refusals(404, 409)})
+def follow(request, body: FollowBody):
+    """Follow a player: refused while either blocks the other."""
+    found = do_follow(request.user, body.username)
+    return JsonResponse({"following": found.followed.username}, status=201)
+
+
+@router.post(
+    "/follows/{username:username}/remove/",
+    response={200: Unfollowed, **refusals(404)},
+    url_name="api_unfollow",
+)
+def unfollow(request, username: str):
+    do_unfollow(request.user, username)
+    return JsonResponse({"unfollowed": username})
 
 
 # -- push notifications: this player's devices ---------------------------------------------

@@ -4,6 +4,7 @@ from django.utils.translation import gettext as _
 from shanghaien.lib.errors import BadRequest, NotFound
 from shanghaien.lib.input import username as clean_username
 
+from . import follows
 from .models import Block, User
 
 
@@ -25,11 +26,14 @@ def do_block(user, username) -> Block:
     other = _other(username)
     if other.pk == user.pk:
         raise BadRequest("cannot_block_yourself", _("You cannot block yourself."))
-    try:
-        with transaction.atomic():
-            return Block.objects.create(user=user, blocked=other)
-    except IntegrityError:
-        return Block.objects.get(user=user, blocked=other)
+    with transaction.atomic():
+        # a block overrides following: neither follows the other any more (accounts.follows)
+        follows.remove_between(user, other)
+        try:
+            with transaction.atomic():
+                return Block.objects.create(user=user, blocked=other)
+        except IntegrityError:
+            return Block.objects.get(user=user, blocked=other)
 
 
 def do_unblock(user, username) -> None:

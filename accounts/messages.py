@@ -52,6 +52,24 @@ class Unblocked(Message):
     unblocked: str
 
 
+class FollowBody(Body):
+    """The player to follow, by name."""
+
+    username: str
+
+
+class Followed(Message):
+    following: str
+
+
+class FollowList(Message):
+    following: list[str]
+
+
+class Unfollowed(Message):
+    unfollowed: str
+
+
 class SubscriptionKeys(Message):
     p256dh: str
     auth: str

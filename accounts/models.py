@@ -388,3 +388,31 @@ class Notice(models.Model):
 
     def __str__(self):
         return f"{self.user}: {self.subject}"
+
+
+class Follow(models.Model):
+    """``follower`` follows ``followed``: the one sees the other on their friends page,
+    and the other's open invitations marked in their lobby. No consent is asked (the
+    followed player is not told); a block between the two removes it and refuses a new
+    one (``accounts.follows``)."""
+
+    # no index of their own: the two below begin with each of them
+    follower = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="follows", db_index=False
+    )
+    followed = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="followers", db_index=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # also the index of "whom does this player follow" (its first column)
+            models.UniqueConstraint(fields=["follower", "followed"], name="follow_once"),
+        ]
+        # "who follows this player": a block's removal of follows both ways, and the
+        # row's deletion with the followed account
+        indexes = [models.Index(fields=["followed", "follower"], name="follow_followed_idx")]
+
+    def __str__(self):
+        return f"{self.follower} follows {self.followed}"

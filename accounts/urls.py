@@ -40,4 +40,6 @@ urlpatterns = [
     path("accounts/presence/", views.show_presence, name="show_presence"),
     path("users/<username:username>/block/", views.block, name="block"),
     path("users/<username:username>/unblock/", views.unblock, name="unblock"),
+    path("users/<username:username>/follow/", views.follow, name="follow"),
+    path("users/<username:username>/unfollow/", views.unfollow, name="unfollow"),
 ]

@@ -27,6 +27,7 @@ from shanghaien.lib.responses import rate_limited_page
 
 from .blocks import do_block, do_unblock
 from .devices import do_remove_device
+from .follows import do_follow, do_unfollow
 from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
 from .middleware import record_second_factor
@@ -333,3 +334,42 @@ def cancel_holiday(request, pk):
     except ServiceError as error:
         messages.error(request, error.message)
     return back_to_settings("holidays")
+
+
+def _after_follow(request, username):
+    """Where a follow button was: its form's ``next`` (a path of this site), else the
+    player's profile."""
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ) and target.startswith("/"):
+        return HttpResponseRedirect(target)
+    return redirect("profile", username=username)
+
+
+@login_required
+@require_POST
+def follow(request, username):
+    """The button on another player's profile: they join the friends page."""
+    try:
+        followed = do_follow(request.user, username)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        name = followed.followed.username
+        messages.success(
+            request, _("You follow %(name)s: see them on your friends page.") % {"name": name}
+        )
+    return _after_follow(request, username)
+
+
+@login_required
+@require_POST
+def unfollow(request, username):
+    try:
+        do_unfollow(request.user, username)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("You no longer follow %(name)s.") % {"name": username})
+    return _after_follow(request, username)

@@ -26,9 +26,10 @@ fresh process: the second pass against the first (A/A) shows what noise is. Per 
 - every job of ``games.jobs.JOBS`` with nothing due (after one warm-up round, whose
   queued emails are marked done): the median time of a round, its statements, and the
   buffers (shared hit + read) of its statements re-run under EXPLAIN (ANALYZE, BUFFERS);
-- every history page through ``django.test.Client`` as the heaviest player (the profile
-  also as someone else): the process CPU time of a request (median), its statements and
-  their buffers, its status;
+- every history page, the search and the friends page (the heavy player follows 50
+  players, made at the first pass) through ``django.test.Client`` as the heaviest player
+  (the profile also as someone else): the process CPU time of a request (median), its
+  statements and their buffers, its status;
 - the jobs again with ``DUE`` items of work made due (``make_due``): one round's time.
 
 Then, when the checkout has them, ``bench/workers.py`` (bot turns per second with one and
@@ -846,6 +847,34 @@ def moderator_client():
     return client
 
 
+FOLLOWED = 50  # the players the heavy player follows (the friends page)
+
+
+def follow_for_the_friends_page(heavy) -> None:
+    """The heavy player follows ``FOLLOWED`` players, their opponents in games under way
+    first (the page's "your turn" links), the rest of the first players; made once,
+    kept by the next pass."""
+    from accounts.models import Follow
+    from games.models import Game, Seat
+
+    if Follow.objects.filter(follower=heavy).exists():
+        return
+    opponents = (
+        Seat.objects.filter(game__status=Game.Status.ACTIVE, game__seats__user=heavy)
+        .exclude(user=heavy)
+        .values_list("user_id", flat=True)
+        .distinct()[:FOLLOWED]
+    )
+    chosen = list(dict.fromkeys(opponents))
+    if len(chosen) < FOLLOWED:
+        others = heavy.__class__.objects.exclude(pk__in=[heavy.pk, *chosen])
+        others = others.filter(guest_until__isnull=True, bot_level="").order_by("pk")
+        chosen += list(others.values_list("pk", flat=True)[: FOLLOWED - len(chosen)])
+    Follow.objects.bulk_create(
+        [Follow(follower=heavy, followed_id=pk) for pk in chosen], ignore_conflicts=True
+    )
+
+
 def measure(name: str, pass_number: int) -> dict:
     import django
 
@@ -913,6 +942,7 @@ def measure(name: str, pass_number: int) -> dict:
     as_other.force_login(other)
     profile = reverse("profile", args=[HEAVY])
     as_moderator = moderator_client()
+    follow_for_the_friends_page(heavy)
     pages = {
         "lobby /": (as_heavy, reverse("home")),
         "finished games": (as_heavy, reverse("finished")),
@@ -931,6 +961,10 @@ def measure(name: str, pass_number: int) -> dict:
             reverse("api_games") + f"?status=finished&opponent={OTHER}",
         ),
         "live games": (as_other, reverse("live")),
+        # every player's name starts so: the search reads a page of its index, no more
+        "search": (as_heavy, reverse("players") + "?q=play"),
+        "api search": (as_heavy, reverse("api_players") + "?q=PLAYER1"),
+        "friends": (as_heavy, reverse("friends")),
     }
     for page, (client, url) in pages.items():
         client.get(url)  # warm-up

@@ -11,10 +11,11 @@ from django.views.decorators.gzip import gzip_page
 from ninja import Query, Router
 from ninja.decorators import decorate_view
 
+from accounts import name_search as search
 from shanghaien.lib.errors import BadRequest, Forbidden
 from shanghaien.lib.schemas import refusals
 
-from . import history, queries
+from . import history, people, queries
 from .access import access_game
 from .live.reads import game_now
 from .messages import (
@@ -34,6 +35,8 @@ from .messages import (
     MoveBody,
     Note,
     NoteBody,
+    PlayersFound,
+    PlayersQuery,
     Replay,
     Seeds,
 )
@@ -172,6 +175,20 @@ def games(request, query: Query[GamesQuery]):
         follow = f"{request.path}?{urlencode({'status': status, **kept, key: page.next})}"
     games = [game_summary(g, request.user) for g in page.games]
     return JsonResponse({"games": games, "next": follow})
+
+
+@router.get("/players/", response={200: PlayersFound, **refusals()}, url_name="api_players")
+def players(request, query: Query[PlayersQuery]):
+    """Players whose name starts with ``q`` (any case), by name, 20 at a time; ``next``
+    is the address of the page after it (null on the last). Guests, suspended and closed
+    accounts are not found."""
+    found = search.players_named(query.q, query.after)
+    rows = people.player_rows(request.user, found.players)
+    follow = None
+    if found.next is not None:
+        follow = f"{request.path}?{urlencode({'q': query.q.strip(), 'after': found.next})}"
+    keys = ("username", "bot", "rating", "games")
+    return JsonResponse({"players": [{k: r[k] for k in keys} for r in rows], "next": follow})
 
 
 @router.get("/games/{pk}/", response={200: GameView, **refusals(404)}, url_name="api_game")

@@ -264,6 +264,13 @@ class GameSummary(Message):
     opponent_away: list[Away]
 
 
+class PlayersQuery(Message):
+    """The query of ``GET /api/players/``: the start of a name, and the page."""
+
+    q: str = Field("", description="the start of a name, any case")
+    after: str | None = Field(None, description="the cursor of the next page")
+
+
 class GamesQuery(Message):
     """The query of ``GET /api/games/``: which list, the page, and the filters (each left
     out: any game)."""
@@ -609,3 +616,18 @@ class Export(Message):
     events: list[ExportedEvent]
     fairness: Fairness | None = None
     note: Note | None = None  # the asking player's own note on the game, if they wrote one
+
+
+class PlayerFound(Message):
+    """A player the search found: ``bot`` is a computer opponent's level (null for a
+    person), ``rating`` null before a rated game, ``games`` the finished games played."""
+
+    username: str
+    bot: str | None
+    rating: int | None
+    games: int
+
+
+class PlayersFound(Message):
+    players: list[PlayerFound]
+    next: str | None  # the address of the next page, null on the last

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
+from accounts.follows import follows
 from accounts.models import User
 from accounts.online import presence_of
 from ratings.queries import profile_rating
@@ -29,6 +30,7 @@ def profile(request, username):
     }
     if request.user.is_authenticated and not own:
         context["blocked"] = blocks(request.user, person)
+        context["following"] = follows(request.user, person)
     if own:
         context["email_banner"] = email_banner(person)
         context["email_undeliverable"] = email_undeliverable(person)

@@ -2,7 +2,7 @@ from django.urls import include, path
 
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
 
-from . import guide, profiles, settings_page, views
+from . import guide, people, profiles, settings_page, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,6 +10,8 @@ urlpatterns = [
     path("rules/", guide.rules, name="rules"),
     path("users/<username:username>/", profiles.profile, name="profile"),
     path("settings/", settings_page.settings_page, name="settings"),
+    path("players/", people.players, name="players"),
+    path("friends/", people.friends, name="friends"),
     path("games/", views.my_games, name="my_games"),
     path("games/finished/", views.my_games, name="finished"),
     path("live/", views.live, name="live"),

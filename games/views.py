@@ -20,9 +20,10 @@ from django.views.decorators.http import require_POST
 from accounts import guest_accounts
 from accounts.addresses import email_banner
 from accounts.blocks import blocks
+from accounts.follows import followed_among
 from ratings.queries import current_ratings
 from shanghaien.lib.errors import Forbidden, NotFound, RateLimited, ServiceError
-from shanghaien.lib.input import parse_id, parse_json
+from shanghaien.lib.input import is_username, parse_id, parse_json
 from shanghaien.lib.responses import rate_limited_page
 
 from . import analysis_shown, history, queries, showcase
@@ -49,12 +50,21 @@ def home(request):
     games = [game_summary(g, request.user) for g in queries.games_for(request.user)]
     # the server's seed for the player's next game, fixed before their seed is sent
     commitment = commitments.shown(request.user).commitment
+    invitations_shown = queries.invitations_for(request.user)
+    # "invite" beside a player found or followed (games.people): the name filled in
+    to = request.GET.get("to", "")
     context = {
         "games": games,
         # with nothing under way: a newcomer is welcomed, a player is sent to their past games
         "has_ended_games": not games and queries.has_ended_games(request.user),
-        "invitations": queries.invitations_for(request.user),
-        "form": InvitationForm(initial={"commitment": commitment}),
+        "invitations": invitations_shown,
+        # the open invitations of players this one follows, marked in the list
+        "friends_inviting": followed_among(
+            request.user, {i.from_user_id for i in invitations_shown["open"]}
+        ),
+        "form": InvitationForm(
+            initial={"commitment": commitment, "to": to if is_username(to) else ""}
+        ),
         "computer_form": ComputerGameForm(initial={"commitment": commitment}),
         "commitment": commitment,
         "email_banner": email_banner(request.user),

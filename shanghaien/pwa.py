@@ -44,6 +44,7 @@ SHELL = (
     "js/copy.js",
     "js/live.js",
     "img/icon.svg",
+    "img/search.svg",  # the header's search button
     "img/icon-192.png",
     "img/badge-96.png",
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from accounts.follows import do_follow
 from games import rules
 from games.models import Game
 from games.services import invitations
@@ -228,6 +229,13 @@ def test_no_serious_or_critical_violations_on_any_page(
     check("profile, another player's")
     page.goto(asgi_server + "/ranking/")
     check("ranking")
+    page.goto(asgi_server + "/players/?q=b")
+    check("players found")
+    page.goto(asgi_server + "/players/?q=%25")
+    check("players, a refused search")
+    in_thread(do_follow, player, "bernd")
+    page.goto(asgi_server + "/friends/")
+    check("friends")
     page.goto(asgi_server + "/fairness/")
     check("fair dice")
     screenshot(page, f"fairness-{name}")

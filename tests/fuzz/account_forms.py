@@ -38,6 +38,13 @@ def plan_account_form(draw, form: str) -> tuple[str, dict]:
     if form in ("block", "unblock"):
         name = draw(st.sampled_from(["bernd", "anna", "nobody", "x" * 151, "BERND"]))
         return f"/users/{quoted(name)}/{form}/", {}
+    if form in ("follow", "unfollow"):  # the profile's and the friends page's buttons
+        name = draw(st.sampled_from(["bernd", "anna", "nobody", "x" * 151, "BERND"]))
+        return f"/users/{quoted(name)}/{form}/", {
+            "next": mostly(
+                st.sampled_from(["/friends/", "//evil.example/", "https://evil.example/", ""])
+            ),
+        }
     if form == "language":
         return "/language/", {
             "language": mostly(st.sampled_from(["de", "fr", "it", "en", "xx", "de-DE", ""])),
@@ -50,4 +57,15 @@ def plan_account_form(draw, form: str) -> tuple[str, dict]:
     }
 
 
-ACCOUNT_FORMS = ["login", "signup", "reset", "address", "resend", "language", "block", "unblock"]
+ACCOUNT_FORMS = [
+    "login",
+    "signup",
+    "reset",
+    "address",
+    "resend",
+    "language",
+    "block",
+    "unblock",
+    "follow",
+    "unfollow",
+]

@@ -19,6 +19,8 @@ GET_PAGES = [
     "live",
     "note",
     "next",
+    "players",
+    "api-players",
     "moderation",
 ]
 
@@ -75,6 +77,25 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
     if page == "next":  # the header's "Next game", from a board or not
         after = draw(st.one_of(path_part(game_ids + [finished]), names_in_paths))
         return draw(st.sampled_from(["/next/", "/next/?after=" + quoted(after), "/next/?after"]))
+    if page in ("players", "api-players"):  # the search: its page and its endpoint
+        base = "/players/" if page == "players" else "/api/players/"
+        q = draw(st.one_of(names_in_paths, st.sampled_from(["an", "A", "", " b ", "%", "_"])))
+        after = draw(st.one_of(names_in_paths, st.sampled_from(["ANNA", "BERND", ""])))
+        query = draw(
+            st.sampled_from(
+                [
+                    "q=" + quoted(q),
+                    "q=" + quoted(q) + "&after=" + quoted(after),
+                    "q=" + quoted(q) + "&q=anna",
+                    "after=" + quoted(after),
+                    "q",
+                    "q=%ED%A0%80",
+                    "q=%FF%FE",
+                    "q=an&after=%00",
+                ]
+            )
+        )
+        return base + "?" + query
     if page == "moderation":  # the moderators' console, its page number anything
         number = draw(st.one_of(st.sampled_from(JUNK_IDS + ["1", "2", "last"]), names_in_paths))
         return "/moderation/?page=" + quoted(number)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from accounts.models import ApiToken, Block, Holiday, Notice, PushSubscription, User
+from accounts.models import ApiToken, Block, Follow, Holiday, Notice, PushSubscription, User
 from games.models import (
     ChatMessage,
     Command,
@@ -66,6 +66,7 @@ TABLES = {
     "audit": (AuditEntry, ("moderator_id", "action", "target_id", "reason")),
     "notices": (Notice, ("user_id", "subject", "dismissed_at")),
     "blocks": (Block, ("user_id", "blocked_id")),
+    "follows": (Follow, ("follower_id", "followed_id")),
     "holidays": (Holiday, ("user_id", "start", "end")),
     "push_devices": (PushSubscription, ("user_id", "endpoint", "p256dh", "auth", "vapid_key")),
     # not last_used_at: authenticating by a token notes when, refused or not

@@ -255,6 +255,19 @@ def plan_unblock(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/blocks/{name}/remove/", draw(mutated({})))
 
 
+def plan_follow(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "anna-token"))
+    names = st.one_of(st.sampled_from(NAMES), hostile_text)
+    value = draw(mutated({"username": draw(names)}, NAMES))
+    return api_request(draw, world, who, "/api/follows/", value)
+
+
+def plan_unfollow(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "bernd", "anna-token"))
+    name = draw(path_part(["bernd", "carl", "anna", "BERND", "nobody", "x" * 151, "é"]))
+    return api_request(draw, world, who, f"/api/follows/{name}/remove/", draw(mutated({})))
+
+
 def iso_day(offset: int) -> str:
     return (timezone.now().date() + dt.timedelta(days=offset)).isoformat()
 
@@ -347,6 +360,8 @@ ENDPOINTS = {
     "report": plan_report,
     "block": plan_block,
     "unblock": plan_unblock,
+    "follow": plan_follow,
+    "unfollow": plan_unfollow,
     "holiday": plan_holiday,
     "cancel_holiday": plan_holiday_cancel,
     "push_subscribe": plan_push_subscribe,
