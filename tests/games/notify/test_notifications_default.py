@@ -439,15 +439,20 @@ def test_the_move_to_one_column_copies_every_players_nine_choices_exactly():
     executor.loader.build_graph()
     try:
         executor.migrate(executor.loader.graph.leaf_nodes())
-        with connection.cursor() as cursor:  # the release still serving inserts a player
+        # The release still serving inserts a player. Only on PostgreSQL, where releases
+        # overlap: SQLite rebuilds a table to add a column that is not null (accounts
+        # 0019), keeping only the columns the models name.
+        serving = connection.vendor == "postgresql"
+        with connection.cursor() as cursor:
             columns = ", ".join(NINE)
-            cursor.execute(
-                f"INSERT INTO accounts_user (username, email, password, is_superuser, "
-                f"is_staff, is_active, first_name, last_name, date_joined, language, "
-                f"time_zone, suspension_reason, bot_level, push_devices, {columns}) "
-                f"VALUES ('olduser', '', '', false, false, true, '', '', "
-                f"CURRENT_TIMESTAMP, '', 'UTC', '', '', 0, {', '.join(['true'] * 9)})"
-            )
+            if serving:
+                cursor.execute(
+                    f"INSERT INTO accounts_user (username, email, password, is_superuser, "
+                    f"is_staff, is_active, first_name, last_name, date_joined, language, "
+                    f"time_zone, suspension_reason, bot_level, push_devices, {columns}) "
+                    f"VALUES ('olduser', '', '', false, false, true, '', '', "
+                    f"CURRENT_TIMESTAMP, '', 'UTC', '', '', 0, {', '.join(['true'] * 9)})"
+                )
         User.objects.create_user("newcomer", password="x")  # this release, which names none
     finally:
         executor = MigrationExecutor(connection)
@@ -467,5 +472,6 @@ def test_the_move_to_one_column_copies_every_players_nine_choices_exactly():
             "push_timeouts": True,
         },
     }
-    assert User.objects.get(username="olduser").notification_choices == {}  # the defaults
+    if serving:
+        assert User.objects.get(username="olduser").notification_choices == {}  # the defaults
     assert User.objects.get(username="newcomer").notification_choices == {}
