@@ -23,6 +23,14 @@ def write_notes(game, players):
     return game.to_move.username, game.version
 
 
+async def frames_until(socket, version: int) -> list[dict]:
+    """The frames a socket gets up to and with a state of ``version``."""
+    frames = []
+    while not frames or not (frames[-1]["type"] == "state" and frames[-1]["version"] == version):
+        frames.append(check(await socket.receive_json_from(timeout=5)))
+    return frames
+
+
 async def test_no_frame_of_a_player_or_a_watcher_holds_a_note(sockets, game, players):
     mover, version = await write_notes(game, players)
     frames = {}
@@ -38,10 +46,11 @@ async def test_no_frame_of_a_player_or_a_watcher_holds_a_note(sockets, game, pla
     move = {"type": "command", "command": {"type": "roll"}, "expected_version": version}
     await opened[mover].send_json_to({**move, "client_id": "note-1"})
     for name, socket in opened.items():
-        wanted = 2 if name == mover else 1  # the mover's ack and state; the others' state
-        frames[name] += [check(await socket.receive_json_from(timeout=5)) for _ in range(wanted)]
+        # the new state (the mover's with its ack), then the state a sync asks for; a
+        # player's board also hears of the opponent's board opening (``presence``)
+        frames[name] += await frames_until(socket, version + 1)
         await socket.send_json_to({"type": "sync"})
-        frames[name].append(check(await socket.receive_json_from(timeout=5)))
+        frames[name] += await frames_until(socket, version + 1)
     lobby_frames.append(check(await lobby.receive_json_from(timeout=5)))
     for name, seen in frames.items():
         assert any(f["type"] == "state" and f["version"] == version + 1 for f in seen), name
