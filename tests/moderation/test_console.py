@@ -331,6 +331,13 @@ def test_the_admins_list_of_reports_leads_to_the_console(console, insult):
     assert f'href="{CONSOLE}"' in html
 
 
+def test_the_header_leads_moderators_to_the_console_and_nobody_else(console, clients):
+    link = f'href="{CONSOLE}"'
+    assert link in console.get("/").content.decode()
+    assert link not in clients["anna"].get("/").content.decode()
+    assert link not in Client().get("/rules/").content.decode()
+
+
 @pytest.mark.parametrize("language", ["de", "fr", "it"])
 def test_the_console_and_the_notices_speak_each_language(insult, moderator, players, language):
     from ..helpers.i18n import english_in
