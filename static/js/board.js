@@ -57,11 +57,11 @@ const ui = {
   nextGames: 0, // how many of the player's other games wait for their move (below)
 };
 
-// One line under the names, kept (empty) while there is nothing to say, so that the
-// opponent coming and going never moves the board.
+// On the names' line, after the opponent's score, in the room left there (cut short
+// rather than wrapped: the opponent coming and going never moves the board).
 function presenceHtml(presence) {
   if (!presence) return "";
-  return `<p class="opponent-presence" data-state="${esc(presence.state)}">${presence.text ? `<span class="presence-dot" aria-hidden="true"></span>${esc(presence.text)}` : ""}</p>`;
+  return `<p class="opponent-presence" data-state="${esc(presence.state)}" title="${esc(presence.text)}">${presence.text ? `<span class="presence-dot" aria-hidden="true"></span>${esc(presence.text)}` : ""}</p>`;
 }
 
 // The games waiting for the player (the header's count, then the lobby socket's, live.js),
@@ -143,8 +143,7 @@ function paint() {
       <div class="players">${totalHtml(game, "me", ui)}<h1 tabindex="-1">${html("status.heading", {
         me: raw(`<span class="me">${nameHtml(game.players.me)}${botMark(game.bots.me)}</span>`),
         opponent: raw(`<span class="opponent">${nameHtml(game.players.opponent)}${botMark(game.bots.opponent)}</span>`),
-      })}</h1>${totalHtml(game, "opponent", ui)}</div>
-      ${presenceHtml(ui.presence)}
+      })}</h1>${totalHtml(game, "opponent", ui)}${presenceHtml(ui.presence)}</div>
       ${pointsOverviewHtml(game, ui)}
     </header>
     <div class="board-play">
