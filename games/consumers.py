@@ -53,6 +53,10 @@ def unknown_fields(error: ValidationError) -> list[str]:
 COMMANDS_PER_SECOND = 20
 HEARTBEAT_SECONDS = 60  # how often an open game socket renews its lease (presence.SOCKET_LEASE)
 
+# Seconds after the opponent's board opened or closed when the board looks once more at
+# where the opponent is (their other sockets close a moment after the board).
+PRESENCE_SECOND_LOOK = 5
+
 # What a game socket may send besides commands (sync and chat frames cost database
 # work): (frames a second, burst).
 SYNCS = (1, 10)
@@ -102,6 +106,7 @@ class GameConsumer(JsonProtocolConsumer):
     opponent_id = None
     grouped = False  # in the game's group
     joined_at = 0.0  # when it joined the group (time.time(), comparable across processes)
+    presence_look = None  # the task that looks at the opponent's presence once more
     counted = False  # counted in the open sockets' metric
 
     async def connect(self):
@@ -144,21 +149,26 @@ class GameConsumer(JsonProtocolConsumer):
             await self.tell_presence()
         await self.send_state()
 
-    async def tell_presence(self) -> None:
+    async def tell_presence(self, closed: bool = False) -> None:
         """Tell the game's sockets that this player's board opened or closed: the
         opponent's board says whether they are here (``presence_changed``). The message
         names only the player; each socket reads what its own player may know."""
         try:
             await self.channel_layer.group_send(
                 game_group(self.game_id),
-                {"type": "presence.changed", "user": self.user.pk, "at": time.time()},
+                {
+                    "type": "presence.changed",
+                    "user": self.user.pk,
+                    "at": time.time(),
+                    "closed": closed,
+                },
             )
         except Exception:  # the layer is away: the board says so at its next load
             logger.warning("could not tell the game of a board opened or closed", exc_info=True)
 
     async def after_close(self) -> None:
         if self.seat_closed:
-            await self.tell_presence()
+            await self.tell_presence(closed=True)
 
     async def presence_changed(self, event):
         if self.seat is None or event["user"] != self.opponent_id or not self.grouped:
@@ -167,10 +177,32 @@ class GameConsumer(JsonProtocolConsumer):
             # sent before this socket joined (a layer may deliver a notice to a group's
             # newcomers): what it says was true when this board loaded, nothing new
             return
+        frame = await self.send_presence()
+        if event.get("closed") and frame["state"] == "online":
+            # The opponent's board closed and another socket of theirs (their lobby, another
+            # tab) still counts: it may close a moment later, without a notice of its own.
+            # One more look a little later, told only if it changed.
+            if self.presence_look is not None:
+                self.presence_look.cancel()
+            self.presence_look = asyncio.create_task(self._look_again(frame))
+
+    async def send_presence(self) -> dict:
         frame = await database_sync_to_async(presence.board_presence)(
             self.game_id, self.user, self.opponent_id
         )
         await self.send_json({"type": "presence", **frame})
+        return frame
+
+    async def _look_again(self, sent: dict) -> None:
+        await asyncio.sleep(PRESENCE_SECOND_LOOK)
+        try:
+            now = await database_sync_to_async(presence.board_presence)(
+                self.game_id, self.user, self.opponent_id
+            )
+            if now["state"] != sent["state"]:
+                await self.send_json({"type": "presence", **now})
+        except Exception:  # the socket closed meanwhile, or the database is away
+            logger.debug("no second look at the opponent's presence", exc_info=True)
 
     async def _watch_bot(self):
         while True:
@@ -195,6 +227,9 @@ class GameConsumer(JsonProtocolConsumer):
         bot_watch, self.bot_watch = self.bot_watch, None
         if bot_watch is not None:
             bot_watch.cancel()
+        look, self.presence_look = self.presence_look, None
+        if look is not None:
+            look.cancel()
         if self.leased:
             self.leased = False
             self.seat_closed = True
