@@ -161,6 +161,10 @@ class GameConsumer(JsonProtocolConsumer):
                     "user": self.user.pk,
                     "at": time.time(),
                     "closed": closed,
+                    # whether others may know where this player is (an arrival is then
+                    # told as it is, with no read: boards reconnecting at once after a
+                    # restart must not each read the database for every arrival)
+                    "shown": bool(self.user.show_presence),
                 },
             )
         except Exception:  # the layer is away: the board says so at its next load
@@ -176,6 +180,11 @@ class GameConsumer(JsonProtocolConsumer):
         if event.get("at", 0) < self.joined_at:
             # sent before this socket joined (a layer may deliver a notice to a group's
             # newcomers): what it says was true when this board loaded, nothing new
+            return
+        if not event.get("closed"):
+            # the opponent's board just opened: here, if they let others know
+            arrived = presence.here_frame if event.get("shown") else presence.nothing_frame
+            await self.send_json({"type": "presence", **arrived()})
             return
         frame = await self.send_presence()
         if event.get("closed") and frame["state"] == "online":

@@ -62,6 +62,16 @@ def has_game_open(game, user, now=None) -> bool:
     )
 
 
+def here_frame() -> dict:
+    """The frame of an opponent at this game (in the language active now)."""
+    return {"state": "here", "text": _("Here, at this game")}
+
+
+def nothing_frame() -> dict:
+    """The frame of an opponent of whom nothing is shown."""
+    return {"state": "none", "text": ""}
+
+
 def board_presence(game_id: int, viewer, opponent_id: int) -> dict:
     """What the viewer's board says of the opponent (the socket's ``presence`` frame):
     ``here`` (the opponent has this game open, and a socket of theirs holds its place,
@@ -74,12 +84,12 @@ def board_presence(game_id: int, viewer, opponent_id: int) -> dict:
         .first()
     )
     if opponent is None:
-        return {"state": "none", "text": ""}
+        return nothing_frame()
     presence = presence_of(viewer, [opponent])[opponent.pk]
     if presence.online and has_game_open(game_id, opponent):
-        return {"state": "here", "text": _("Here, at this game")}
+        return here_frame()
     if presence.online:
         return {"state": "online", "text": presence_words(presence)}
     if presence.last_seen is not None:
         return {"state": "seen", "text": presence_words(presence)}
-    return {"state": "none", "text": ""}
+    return nothing_frame()
