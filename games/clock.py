@@ -3,9 +3,38 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from datetime import timedelta
 
 from accounts.models import Holiday
+
+
+@dataclass(frozen=True)
+class Bank:
+    """A time bank's terms, in hours: what each player starts with, what each of their
+    turns adds as it ends, and the most a bank holds."""
+
+    start_hours: int
+    increment_hours: int
+    cap_hours: int
+
+    @classmethod
+    def of(cls, row) -> Bank | None:
+        """The terms of a ``Game``, ``Invitation`` or tournament row; None: days per move."""
+        if row.bank_start_hours is None:
+            return None
+        return cls(row.bank_start_hours, row.bank_increment_hours, row.bank_cap_hours)
+
+    def fields(self) -> dict:
+        """The model fields that hold these terms."""
+        return {
+            "bank_start_hours": self.start_hours,
+            "bank_increment_hours": self.increment_hours,
+            "bank_cap_hours": self.cap_hours,
+        }
+
+
+NO_BANK = {"bank_start_hours": None, "bank_increment_hours": 0, "bank_cap_hours": None}
 
 
 def day_start(day: dt.date, zone: dt.tzinfo = dt.UTC) -> dt.datetime:

@@ -88,6 +88,17 @@ class Game(models.Model):
     # listed unless the code that starts the game says so (also a game the previous
     # release starts during an upgrade).
     listed = models.BooleanField(default=False, db_default=False)
+    # A time bank instead of a fixed time for every move (games.clock.Bank): each player
+    # starts with ``bank_start_hours``, each of their turns adds ``bank_increment_hours``
+    # when it ends, never above ``bank_cap_hours``; the time of a turn is spent from the
+    # mover's bank (holidays stop it). None: ``days_per_move`` is the time of each move.
+    bank_start_hours = models.PositiveSmallIntegerField(null=True, blank=True)
+    bank_increment_hours = models.PositiveSmallIntegerField(default=0, db_default=0)
+    bank_cap_hours = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Each seat's bank in whole seconds as its last turn ended ([seat 0, seat 1]); the
+    # mover's is what their turn began with (its deadline is turn_started_at + it).
+    # None in a game without a bank.
+    banks = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-last_move_at", "-id"]
@@ -354,6 +365,10 @@ class Invitation(models.Model):
     message = models.CharField(max_length=300, blank=True)
     # Who may accept an open invitation (games.services.fitting): a rating range (as the
     # site shows ratings) and a pace (days a move, on average); empty: no limit.
+    # A time bank instead of days per move, as on Game (None: days_per_move)
+    bank_start_hours = models.PositiveSmallIntegerField(null=True, blank=True)
+    bank_increment_hours = models.PositiveSmallIntegerField(default=0, db_default=0)
+    bank_cap_hours = models.PositiveSmallIntegerField(null=True, blank=True)
     min_rating = models.PositiveSmallIntegerField(null=True, blank=True)
     max_rating = models.PositiveSmallIntegerField(null=True, blank=True)
     max_pace = models.PositiveSmallIntegerField(

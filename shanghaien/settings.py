@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "games",
     "ratings",
     "moderation",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

@@ -106,6 +106,17 @@ def game_changed(
     _send(*notices)
 
 
+def games_started(told: dict[int, tuple[int, int]]) -> None:
+    """New games began (``games.services.starting``): each player's lobby hears once,
+    naming one of their new games (``told``: player id → (game id, version)), however
+    many started; the lobby reads the rest as it does after any change."""
+    notices = [
+        (user_group(user_id), {"type": "lobby.games_changed", "game": game_id})
+        for user_id, (game_id, _version) in told.items()
+    ]
+    _send(*notices)
+
+
 def invitation_changed(invitation, what: str) -> None:
     """Tell both sides of an invitation; an open one concerns only its sender until taken."""
     message = {"type": "lobby.invitation", "invitation": invitation.pk, "event": what}

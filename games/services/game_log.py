@@ -44,6 +44,13 @@ class Change:
     result_arrived: bool  # the game ended just now
 
 
+# What an app above games does as a game ends, in the transaction that ends it, after
+# the seats and the players' records are written: each is called with the game (its
+# result set, not yet saved) and its players in seat order. A tournament registers one
+# (``tournaments.apps``) to count the game in its match and standings: games know no
+# tournament.
+ended_hooks: list = []
+
 EVENT_FIELDS = ("game", "seq", "kind", "payload", "seat")
 # What a change of state writes to the game's row: every field but its id and birth.
 # (The seeds are written once, when the game starts: a move leaves them out.)
@@ -104,6 +111,8 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.listed = False  # off the page of live games
         if arrived:
             player_records.game_ended(game, players)
+            for hook in ended_hooks:
+                hook(game, players)
     if game.to_move_id != previous or result is not None:
         # The mover's holidays are not read on a move: they can only put the deadline
         # later, so this is never late, and the job folds them in when it wakes (once a

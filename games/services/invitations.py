@@ -14,13 +14,13 @@ from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, RateLimited
 from shanghaien.lib.input import clean_text, username
 
-from .. import rules
 from ..access import access_game
+from ..clock import Bank
 from ..live import broadcast
-from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation, Seat
+from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation
 from ..notify import queue as notify
 from ..rules import fairness
-from . import commitments, fitting, game_log, limits
+from . import commitments, fitting, limits, starting
 
 DAYS_PER_MOVE = tuple(d for d, _ in DAYS_PER_MOVE_CHOICES)
 MESSAGE_MAX = Invitation._meta.get_field("message").max_length
@@ -211,40 +211,29 @@ def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -
             raise Forbidden("blocked", _("You cannot play with this player."))
         fitting.check_fits(invitation, user)  # an open invitation's rating and pace limits
         seeds = [invitation.client_seed, client_seed]  # seat 0 is the inviter's
-        game = Game(
-            extra_wild=invitation.extra_wild,
-            days_per_move=invitation.days_per_move,
-            rated=invitation.rated,
-            fair_seed=invitation.fair_seed,
-            fair_commitment=invitation.fair_commitment,
-            fair_scheme=invitation.fair_scheme,
-            client_seeds=seeds if invitation.fair_seed else [],
-            # on the page of live games, unless a guest plays (a visitor's own game)
-            listed=not (invitation.from_user.is_guest or user.is_guest),
-        )
-        stream = game_log.stream_of(game)
-        state, events = rules.new_game(stream, extra_wild=invitation.extra_wild)
-        game_log.keep_position(game, stream)
         now = timezone.now()
-        game.state, game.last_move_at = rules.state_to_json(state), now
-        game.save(force_insert=True)
-        players = [invitation.from_user, user]
-        Seat.objects.bulk_create(
-            [Seat(game=game, user=player, seat=i) for i, player in enumerate(players)]
+        game = starting.start_game(
+            starting.NewGame(
+                players=[invitation.from_user, user],
+                extra_wild=invitation.extra_wild,
+                days_per_move=invitation.days_per_move,
+                bank=Bank.of(invitation),
+                rated=invitation.rated,
+                fair_seed=invitation.fair_seed,
+                fair_commitment=invitation.fair_commitment,
+                fair_scheme=invitation.fair_scheme,
+                client_seeds=seeds if invitation.fair_seed else [],
+                # on the page of live games, unless a guest plays (a visitor's own game)
+                listed=not (invitation.from_user.is_guest or user.is_guest),
+            ),
+            now=now,
         )
-        game_log.append_events(game, events, seat=None)
-        change = game_log.store_state(game, state, players, now)
-        game.save()
-        if change.turn_began:
-            notify.your_turn(game)
         invitation.status = Invitation.Status.ACCEPTED
         invitation.to_user = user
         invitation.game = game
         invitation.answered_at = now
         invitation.save()
         transaction.on_commit(lambda: broadcast.invitation_changed(invitation, "accepted"))
-        ids = [p.pk for p in players]
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.version, players=ids))
         _tell_old_game(invitation)
     return game
 

@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class TournamentsConfig(AppConfig):
+    name = "tournaments"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from games.services import game_log
+
+        from .services import standings
+
+        # a tournament game's end counts in its match and standings, in its transaction
+        if standings.game_ended not in game_log.ended_hooks:
+            game_log.ended_hooks.append(standings.game_ended)
