@@ -79,6 +79,7 @@ def play_stage(tournament, choose):
     """End every active game of the current stage: ``choose(match_game)`` is the user
     who wins it (None: drawn). Then the worker's check (the fallback of the on-commit
     try)."""
+    tournament.refresh_from_db()
     for mg in active_games(tournament, tournament.stage):
         end_game(mg.game_id, choose(mg))
     return stages.check_due(timezone.now() + dt.timedelta(seconds=1))
