@@ -46,6 +46,16 @@ def test_round_robin_with_real_moves(make_players, staff):
         assert mg.game.to_move_id == mg.starter.user_id
     for i, mg in enumerate(games):
         play_on(mg.game, seed=i)
+    for mg in MatchGame.objects.filter(match__tournament=tournament).select_related("game"):
+        game, a_user = mg.game, mg.match.entry_a.user_id
+        a_seat = game.seats.get(user_id=a_user).seat
+        assert (mg.score_a, mg.score_b) == (
+            (game.score0, game.score1)[a_seat],
+            (game.score0, game.score1)[1 - a_seat],
+        )
+        assert mg.points_a == (
+            1 if game.winner_id is None else 2 if game.winner_id == a_user else 0
+        )
     assert stages.check_due(timezone.now() + dt.timedelta(seconds=1)) == {"finished": 1}
     assert status(tournament) == Tournament.Status.FINISHED
     assert kept(tournament) == recount(tournament)
