@@ -113,8 +113,13 @@ def test_join_refusals(make_players, staff, django_user_model):
     with pytest.raises(Forbidden) as refused:
         entries.do_join(t.pk, suspended)
     assert refused.value.code == "suspended"
-    with pytest.raises(NotFound):
-        entries.do_join("nope", other)
+    for call in (entries.do_join, entries.do_leave, entries.do_withdraw, entries.do_cancel):
+        for bad in ("nope", -1, None, 10**30, 999999):
+            with pytest.raises(NotFound):
+                call(bad, other)
+    for bad in ("nope", 10**30):
+        with pytest.raises(NotFound):
+            stages.do_start(bad, staff)
     assert Entry.objects.filter(tournament=t).count() == 1
 
 
