@@ -82,7 +82,7 @@ def _build(new: NewGame, now) -> tuple[Game, list, list[dict]]:
     if new.starter is not None:
         first = events[0]["first_player"]
         players[first], players[1 - first] = players[new.starter], players[1 - new.starter]
-    game.state, game.last_move_at = rules.state_to_json(state), now
+    game.last_move_at = now  # the snapshot is written by store_state
     game.version = len(events)
     game_log.store_state(game, state, players, now)
     return game, players, events
