@@ -8,8 +8,14 @@ class TournamentsConfig(AppConfig):
     def ready(self):
         from games.services import game_log
 
+        from . import live, telling
         from .services import standings
 
         # a tournament game's end counts in its match and standings, in its transaction
         if standings.game_ended not in game_log.ended_hooks:
             game_log.ended_hooks.append(standings.game_ended)
+
+        # open tournament pages watch it over the lobby socket
+        live.register()
+        # the words of its notifications, in each player's language
+        telling.register()
