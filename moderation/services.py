@@ -26,6 +26,7 @@ from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
 from shanghaien.lib.input import clean_text
 from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import Limit
+from tournaments.services import entries as tournament_entries
 
 from .models import REASON_MAX, AuditEntry, Report
 
@@ -118,6 +119,8 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
             game = seating.game
             end_by_server(game, "adjudicated", winner=1 - seating.seat, now=now)
             adjudicated.append(game.pk)
+        # and leaves every tournament by its rules: the undecided matches forfeited
+        tournament_entries.withdraw_everywhere(user, now=now)
         ranking_changed()  # a suspended player leaves the ranking
         _audit(
             moderator,
