@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from games.models import Game
 
+from . import formats
 from .models import Entry, Match, MatchGame, Tournament
 
 LIST_PAGE = 30  # tournaments a page of the list shows, in each of its two parts
@@ -145,15 +146,29 @@ class View:
     mine: Entry | None
 
 
-def _standing_key(entry: Entry):
-    return (
-        entry.place if entry.place is not None else 10_000,
-        -entry.match_points,
-        -entry.game_points,
-        -entry.sonneborn_berger,
-        entry.seed or 10_000,
-        entry.pk,
-    )
+def _ordered(members: list[Entry], matches: list[Match]) -> list[Entry]:
+    """A group's entries, first place first: its kept places once it is over, else the
+    written order (``formats.order``) of the kept numbers and the decided matches."""
+    if all(entry.place is not None for entry in members):
+        return sorted(members, key=lambda entry: entry.place)
+    table = {
+        entry.pk: formats.Standing(
+            entry.pk,
+            entry.seed or 10_000,
+            entry.match_points,
+            entry.game_points,
+            entry.sonneborn_berger,
+            entry.matches_played,
+        )
+        for entry in members
+    }
+    results = [
+        formats.Result(m.entry_a_id, m.entry_b_id, m.points_a, m.points_b, m.winner_id)
+        for m in matches
+        if m.status == Match.Status.DECIDED and m.entry_a_id in table and m.entry_b_id in table
+    ]
+    by_id = {entry.pk: entry for entry in members}
+    return [by_id[pk] for pk in formats.order(table, results)]
 
 
 def _level(a: Entry, b: Entry) -> bool:
@@ -278,7 +293,7 @@ def _groups(entries: list[Entry], matches: list[Match]) -> list[Group]:
             between[frozenset((match.entry_a_id, match.entry_b_id))] = match
     groups = []
     for number in sorted(members):
-        ordered = sorted(members[number], key=_standing_key)
+        ordered = _ordered(members[number], played.get(number, []))
         rows = [Row(entry) for entry in ordered]
         for index, row in enumerate(rows):
             row.rank = index + 1
