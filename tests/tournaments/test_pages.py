@@ -302,9 +302,11 @@ def test_each_event_queues_one_email_per_player_in_their_language(make_players):
     players[0].language = "de"
     players[0].save(update_fields=["language"])
     de = next(n for n in told if n.user_id == players[0].pk)
+    de.user.refresh_from_db()
     subject, body = mails.compose(de)
     assert subject == f"Das Turnier {t.name} hat begonnen"
-    assert "Zum Abbestellen" in body or "abbestellen" in body.lower()
+    assert body.startswith("Deine ersten Partien haben begonnen")
+    assert "Um die E-Mails zu deinen Turnieren abzubestellen, öffne:" in body
 
     # the next stage: a new game for each player still in, once each
     Notification.objects.all().delete()
