@@ -46,7 +46,7 @@ class TournamentBody(Body):
 
     name: str = Field(min_length=1, max_length=80, examples=["Autumn cup"])
     format: Format
-    signup_deadline: dt.datetime = Field(description="ISO 8601 with its offset")
+    signup_deadline: dt.datetime = Field(strict=False, description="ISO 8601 with its offset")
     description: str = Field("", max_length=500)
     extra_wild: bool = False
     rated: bool = True
