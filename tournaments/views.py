@@ -72,14 +72,26 @@ def tournament(request, pk):
     if view is None:
         raise Http404("No such tournament.")
     t = view.tournament
+    user = request.user
+    signed_in = user.is_authenticated
+    is_creator = signed_in and t.created_by_id == user.pk
+    open_ = t.status == Tournament.Status.SIGNUP
+    running = t.status == Tournament.Status.RUNNING
+    playing = view.mine is not None and view.mine.status == view.mine.Status.PLAYING
+    buttons = {
+        "join": signed_in and open_ and view.mine is None and not user.is_guest,
+        "leave": open_ and view.mine is not None,
+        "start": open_ and is_creator,
+        "withdraw": running and playing,
+        "cancel": (open_ and is_creator) or ((open_ or running) and signed_in and user.is_staff),
+    }
     context = {
         "view": view,
         "t": t,
-        "is_creator": request.user.is_authenticated and t.created_by_id == request.user.pk,
-        "playing": [e for e in view.entries if e.status == e.Status.PLAYING],
-        "open": t.status == Tournament.Status.SIGNUP,
-        "running": t.status == Tournament.Status.RUNNING,
-        "over": t.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED),
+        "buttons": buttons,
+        "any_button": any(buttons.values()),
+        "open": open_,
+        "running": running,
     }
     return render(request, "tournaments/tournament.html", context)
 
