@@ -145,7 +145,12 @@ class World:
         open_ = entries.do_create(bernd, name="Open", format="knockout", signup_deadline=soon)
         entries.do_join(open_.pk, carl)
         running = entries.do_create(
-            bernd, name="Running", format="round_robin", signup_deadline=soon, min_players=3
+            bernd,
+            name="Running",
+            format="round_robin",
+            signup_deadline=soon,
+            min_players=3,
+            max_players=6,
         )
         for player in (anna, bernd, carl):
             entries.do_join(running.pk, player)
