@@ -111,7 +111,9 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
         user.suspended_until = now + timedelta(days=days) if days else FOREVER
         user.suspension_reason = reason  # told to the player when they try to log in
         user.save(update_fields=["suspended_until", "suspension_reason"])
-        adjudicated = []
+        # leaves every tournament by its rules first: its games there are lost, and
+        # their matches forfeited (the other games follow)
+        adjudicated = tournament_entries.withdraw_everywhere(user, now=now)
         for game_id in Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).values_list(
             "pk", flat=True
         ):
@@ -119,8 +121,6 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
             game = seating.game
             end_by_server(game, "adjudicated", winner=1 - seating.seat, now=now)
             adjudicated.append(game.pk)
-        # and leaves every tournament by its rules: the undecided matches forfeited
-        tournament_entries.withdraw_everywhere(user, now=now)
         ranking_changed()  # a suspended player leaves the ranking
         _audit(
             moderator,

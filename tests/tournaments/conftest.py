@@ -21,7 +21,7 @@ def make_players(django_user_model):
         users = []
         for i in range(n):
             user = django_user_model.objects.create_user(f"{prefix}{i}", password="x")
-            rating = ratings[i] if ratings else 2000 - 10 * i
+            rating = ratings[i] if ratings else 2000 - 5 * i
             if rating is not None:
                 PlayerRating.objects.create(user=user, rating=rating, games=5)
             users.append(user)
@@ -79,6 +79,7 @@ def play_stage(tournament, choose):
     """End every active game of the current stage: ``choose(match_game)`` is the user
     who wins it (None: drawn). Then the worker's check (the fallback of the on-commit
     try)."""
+    tournament.refresh_from_db()
     for mg in active_games(tournament, tournament.stage):
         end_game(mg.game_id, choose(mg))
     return stages.check_due(timezone.now() + dt.timedelta(seconds=1))

@@ -282,20 +282,17 @@ def do_withdraw(tournament_id, user, reason: str = "", now=None) -> Entry:
     ``not_joined``, ``already_withdrawn``."""
     now = now or timezone.now()
     with transaction.atomic():
-        tournament = Tournament.objects.filter(pk=tournament_id).first()
-        entry = (
-            Entry.objects.filter(tournament_id=tournament_id, user=user).first()
-            if tournament
-            else None
-        )
+        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."), lock=False)
+        entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is None:
             raise Conflict("not_joined", _("You are not playing in this tournament."))
         withdraw(tournament, entry, reason, now)
     return entry
 
 
-def withdraw(tournament, entry, reason, now) -> None:
-    """``do_withdraw``'s work inside the caller's transaction (also a suspension's)."""
+def withdraw(tournament, entry, reason, now) -> list[int]:
+    """``do_withdraw``'s work inside the caller's transaction (also a suspension's).
+    The ids of the games it ended."""
     user_id = entry.user_id
     games = _lock_games(_active_games(tournament.pk, [user_id]))
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -324,11 +321,13 @@ def withdraw(tournament, entry, reason, now) -> None:
         winner = match.entry_b if match.entry_a_id == entry.pk else match.entry_a
         standings.decide(tournament, match, winner, Match.Decided.FORFEIT, now)
     standings.changed(tournament)
+    return [game.pk for game in games]
 
 
-def withdraw_everywhere(user, reason: str = "", now=None) -> int:
+def withdraw_everywhere(user, reason: str = "", now=None) -> list[int]:
     """A player suspended by moderation leaves every running tournament by the same
-    rules (inside the caller's transaction). The number left."""
+    rules, and every one not yet started (inside the caller's transaction). The ids of
+    the games it ended."""
     now = now or timezone.now()
     entries = list(
         Entry.objects.filter(
@@ -337,11 +336,16 @@ def withdraw_everywhere(user, reason: str = "", now=None) -> int:
             tournament__status=Tournament.Status.RUNNING,
         ).select_related("tournament")
     )
+    ended = []
     for entry in entries:
-        withdraw(entry.tournament, entry, reason, now)
+        ended += withdraw(entry.tournament, entry, reason, now)
     # a sign-up not yet started is simply taken back
-    Entry.objects.filter(user=user, tournament__status=Tournament.Status.SIGNUP).delete()
-    return len(entries)
+    signed_up = Entry.objects.filter(user=user, tournament__status=Tournament.Status.SIGNUP)
+    for tournament_id in list(signed_up.values_list("tournament_id", flat=True)):
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        Entry.objects.filter(tournament=tournament, user=user).delete()
+        standings.changed(tournament)
+    return ended
 
 
 def do_cancel(tournament_id, user, now=None) -> Tournament:
@@ -351,8 +355,9 @@ def do_cancel(tournament_id, user, now=None) -> Tournament:
     Codes: ``not_allowed``, ``over``."""
     now = now or timezone.now()
     with transaction.atomic():
-        games = _lock_games(_active_games(tournament_id))
-        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."))
+        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."), lock=False)
+        games = _lock_games(_active_games(tournament.pk))
+        tournament = locked_or_404(Tournament, tournament.pk, _("No such tournament."))
         staff = user.is_staff
         if tournament.status not in (Tournament.Status.SIGNUP, Tournament.Status.RUNNING):
             raise Conflict("over", _("This tournament is over."))
