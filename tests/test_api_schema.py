@@ -27,6 +27,7 @@ from accounts.holidays import do_declare_holiday
 from accounts.tokens import do_issue_token
 from games.models import ChatMessage, Invitation
 from games.services import chat
+from tournaments.services import entries
 
 from .fuzz.snapshots import finished_game
 
@@ -38,7 +39,7 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-EXAMPLES = 12  # per operation (31 operations)
+EXAMPLES = 12  # per operation (39 operations)
 
 
 def test_the_schema_is_served_and_valid_openapi_3_1(client):
@@ -49,7 +50,9 @@ def test_the_schema_is_served_and_valid_openapi_3_1(client):
     validate(schema)
     methods = {(path, method) for path, ops in schema["paths"].items() for method in ops}
     assert ("/api/games/{pk}/commands/", "post") in methods
-    assert len(methods) == 31  # with the note (GET and PUT), the search and the follows
+    assert ("/api/tournaments/{pk}/join/", "post") in methods
+    # with the note (GET and PUT), the search, the follows and the tournaments' eight
+    assert len(methods) == 39
 
 
 def test_every_body_refuses_unknown_fields_in_the_schema(client):
@@ -61,7 +64,7 @@ def test_every_body_refuses_unknown_fields_in_the_schema(client):
         for op in ops.values()
         if "requestBody" in op
     ]
-    assert len(bodies) == 11
+    assert len(bodies) == 12
     for body in bodies:
         ref = body.get("$ref") or body["allOf"][0]["$ref"]
         assert components[ref.rsplit("/", 1)[1]]["additionalProperties"] is False, ref
@@ -90,7 +93,7 @@ def test_the_docs_page_renders_the_schema_from_the_sites_own_files(client):
 @pytest.fixture
 def world(players, game):
     """anna's token, and rows each operation can find: games running and over, an
-    invitation, a holiday, chat."""
+    invitation, a holiday, chat, a tournament open for sign-up."""
     anna, bernd = players["anna"], players["bernd"]
     token = do_issue_token(anna, "schema")[1]
     over = finished_game(anna, bernd)
@@ -98,6 +101,9 @@ def world(players, game):
     start = timezone.localdate() + dt.timedelta(days=10)
     holiday = do_declare_holiday(anna, start, start + dt.timedelta(days=2))
     chat.do_chat(game.pk, bernd, "Ahoy")
+    deadline = timezone.now() + dt.timedelta(days=2)
+    cup = entries.do_create(bernd, name="Cup", format="knockout", signup_deadline=deadline)
+    entries.do_join(cup.pk, bernd)
     return {
         "token": token,
         "ids": {
@@ -106,6 +112,7 @@ def world(players, game):
             "holidays": [holiday.pk],
             "blocks": ["bernd", "carl"],
             "push": [],
+            "tournaments": [cup.pk],
         },
     }
 

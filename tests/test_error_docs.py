@@ -6,7 +6,7 @@ from pathlib import Path
 from games import rules
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("accounts", "games", "moderation", "ratings", "shanghaien")
+APPS = ("accounts", "games", "moderation", "ratings", "shanghaien", "tournaments")
 
 STATUS = {
     "BadRequest": 400,

@@ -24,6 +24,7 @@ PARALLEL = {
     "models",
     "queries",
     "services",
+    "test_pages",  # each app's tests of its pages (tests/<app>/test_pages.py)
     "urls",
     "views",
 }

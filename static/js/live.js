@@ -90,13 +90,64 @@ async function refreshLobby() {
   if (fresh) morph(lobby, fresh, "outerHTML");
 }
 
+// A page that changes while it is open (a tournament's: <div data-watch="tournament"
+// data-watch-id="7" data-version="12">) asks the lobby socket to tell it, and on each
+// newer version reads itself anew and morphs the part in, as the lobby does. Reloads
+// never overlap: a change that comes during one is read by one more after it.
+const watched = document.querySelector("[data-watch][data-watch-id]");
+let reloading = null;
+let reloadAgain = false;
+let opened = 0; // times the lobby socket opened
+
+async function refreshWatched() {
+  if (reloading) {
+    reloadAgain = true;
+    return;
+  }
+  reloading = (async () => {
+    do {
+      reloadAgain = false;
+      const element = document.querySelector("[data-watch][data-watch-id]");
+      const response = await fetch(location.href, { headers: { "X-Requested-With": "fetch" } });
+      if (!response.ok || !element) break;
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = page.getElementById(element.id);
+      if (fresh) morph(element, fresh, "outerHTML");
+    } while (reloadAgain);
+  })();
+  try {
+    await reloading;
+  } finally {
+    reloading = null;
+  }
+}
+
+function watchedChanged(message) {
+  const element = document.querySelector("[data-watch][data-watch-id]");
+  if (!element || message.topic !== element.dataset.watch) return;
+  if (String(message.id) !== element.dataset.watchId) return;
+  if (Number(message.version) <= Number(element.dataset.version ?? -1)) return;
+  refreshWatched().catch((error) => console.error("reload:", error));
+}
+
 if (document.body.dataset.user) {
   showBadge(Number(document.getElementById("next-game")?.dataset.waiting ?? 0));
   fillSeeds();
-  keepOpen("/ws/lobby/", (message) => {
-    if ("your_turn" in message) showWaiting(message.your_turn, message.waiting ?? null);
-    if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
-  });
+  keepOpen(
+    "/ws/lobby/",
+    (message) => {
+      if ("your_turn" in message) showWaiting(message.your_turn, message.waiting ?? null);
+      if (message.type === "games_changed" || message.type === "invitation") refreshLobby();
+      if (message.type === "changed") watchedChanged(message);
+    },
+    (status, ws) => {
+      if (status !== "open" || !watched) return;
+      const id = Number(watched.dataset.watchId);
+      ws.send(JSON.stringify({ type: "watch", topic: watched.dataset.watch, id }));
+      // what changed while the socket was closed is read once it is back
+      if (opened++ > 0) refreshWatched().catch((error) => console.error("reload:", error));
+    },
+  );
   // this browser's push subscription, if the player has one here, stays known to the server
   keepCurrent(document.body.dataset.pushKey).catch((error) => console.error("push:", error));
 }

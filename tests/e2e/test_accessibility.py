@@ -137,6 +137,19 @@ def check_guest(context, asgi_server, check) -> None:
 
 
 # names no other test signs up with: the session's mailbox keeps every test's emails
+def running_tournament(users, player, name):
+    """A groups-then-knock-out tournament of eight (the player among them) whose groups
+    are over: its page shows the groups, their crosstables and the bracket."""
+    from tests.tournaments.conftest import higher_seed_wins, play_stage, started
+
+    others = [users.objects.create_user(f"{name}-t{i}", password="x") for i in range(7)]
+    creator = users.objects.create_user(f"{name}-maker", password="x")
+    tournament = started(creator, "groups_knockout", [player, *others], group_size=4)
+    play_stage(tournament, higher_seed_wins)
+    tournament.refresh_from_db()
+    return tournament
+
+
 @pytest.mark.parametrize(
     ("device", "name"), [(DESKTOP, "ines"), (PHONE, "paula")], ids=["desktop", "phone"]
 )
@@ -239,6 +252,25 @@ def test_no_serious_or_critical_violations_on_any_page(
     page.goto(asgi_server + "/fairness/")
     check("fair dice")
     screenshot(page, f"fairness-{name}")
+
+    # the tournaments: the list, the form refusing what is wrong, and one running with
+    # its groups, crosstables and knock-out bracket
+    running = in_thread(running_tournament, django_user_model, player, name)
+    page.goto(asgi_server + "/tournaments/")
+    check("tournaments")
+    page.goto(asgi_server + "/tournaments/new/")
+    page.fill("#id_name", "")
+    page.fill("#id_min_rating", "1700")
+    page.fill("#id_max_rating", "1500")
+    page.click(".tournament-form button[type=submit]")
+    page.wait_for_selector(".field-error")
+    check("a new tournament, the form with its errors")
+    page.goto(f"{asgi_server}/tournaments/{running.pk}/")
+    page.wait_for_selector(".bracket")
+    check("a running tournament: groups, crosstables, bracket")
+    screenshot(page, f"tournament-{name}")
+    page.goto(asgi_server + "/tournaments/rules/")
+    check("tournament rules")
 
     # a moderators' notice at the top of a page, and the moderators' console
     from accounts.notices import give_notice

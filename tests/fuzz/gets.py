@@ -22,7 +22,12 @@ GET_PAGES = [
     "players",
     "api-players",
     "moderation",
+    "tournaments",
+    "tournament",
 ]
+
+# The tournaments' pages and answers: the list (its cursor anything), one tournament.
+TOURNAMENT_PAGES = ["/tournaments/", "/api/tournaments/", "/tournaments/rules/"]
 
 names_in_paths = st.one_of(
     st.sampled_from(
@@ -101,6 +106,24 @@ def get_path(draw, page: str, game_ids: list[int], finished: int) -> str:
         return "/moderation/?page=" + quoted(number)
     if page in LISTS:
         return LISTS[page] + "?" + list_query(draw)
+    if page == "tournaments":
+        status = draw(st.sampled_from(["signup", "running", "over", "", "%00"]))
+        after = draw(st.one_of(names_in_paths, st.sampled_from(["MXwyMDMwfDE", "x", ""])))
+        query = draw(
+            st.sampled_from(
+                [
+                    "status=" + status,
+                    "status=" + status + "&after=" + quoted(after),
+                    "which=" + status + "&after=" + quoted(after),
+                    "after",
+                    "after=%ED%A0%80",
+                ]
+            )
+        )
+        return draw(st.sampled_from(TOURNAMENT_PAGES)) + "?" + query
+    if page == "tournament":
+        base = draw(st.sampled_from(["/tournaments/{}/", "/api/tournaments/{}/"]))
+        return base.format(draw(path_part([1, 2, 3])))
     as_ = draw(st.one_of(names_in_paths, st.sampled_from(["anna", "bernd", "BERND", ""])))
     query = draw(
         st.sampled_from(

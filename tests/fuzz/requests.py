@@ -125,6 +125,39 @@ class World:
             self.known = None
         return self.game
 
+    def tournament_ids(self) -> list[int]:
+        """A few tournaments to act on: bernd's open for sign-up (carl signed up), and
+        one running of anna, bernd and carl; made once, the rest left as the requests
+        made them."""
+        from tournaments.models import Tournament
+
+        ids = list(Tournament.objects.order_by("pk").values_list("pk", flat=True)[:6])
+        if len(ids) >= 2:
+            return ids
+        import datetime as dt
+
+        from django.utils import timezone
+
+        from tournaments.services import entries, stages
+
+        anna, bernd, carl = (self.players[n] for n in ("anna", "bernd", "carl"))
+        soon = timezone.now() + dt.timedelta(days=2)
+        open_ = entries.do_create(bernd, name="Open", format="knockout", signup_deadline=soon)
+        entries.do_join(open_.pk, carl)
+        running = entries.do_create(
+            bernd,
+            name="Running",
+            format="round_robin",
+            signup_deadline=soon,
+            min_players=3,
+            max_players=6,
+        )
+        for player in (anna, bernd, carl):
+            entries.do_join(running.pk, player)
+        stages.do_start(running.pk, user=bernd)
+        self.known = None
+        return [open_.pk, running.pk]
+
     def game_ids(self) -> list[int]:
         return [self.active_game().pk] * 6 + [self.finished.pk]
 

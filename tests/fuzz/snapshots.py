@@ -18,6 +18,7 @@ from games.models import (
 from games.services import commands, invitations
 from moderation.models import AuditEntry, Report
 from ratings.models import PlayerRating, RatingChange
+from tournaments.models import Entry, Match, Tournament
 
 # Well-formed commands of every shape, legal now or not: they reach the rules engine.
 PLAUSIBLE = [
@@ -86,6 +87,12 @@ TABLES = {
     "notifications": (Notification, ("user_id", "kind", "key", "channel", "subscription_id")),
     "ratings": (PlayerRating, ("user_id", "rating", "games")),
     "rating_changes": (RatingChange, ("rating_after",)),
+    "tournaments": (
+        Tournament,
+        ("name", "status", "format", "created_by_id", "stage", "winner_id", "version"),
+    ),
+    "entries": (Entry, ("tournament_id", "user_id", "status", "match_points", "group")),
+    "matches": (Match, ("tournament_id", "stage", "slot", "status", "winner_id")),
 }
 
 

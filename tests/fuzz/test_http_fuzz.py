@@ -350,7 +350,56 @@ def plan_push_remove(world: World, draw) -> Request:
     return api_request(draw, world, who, path, draw(mutated({})))
 
 
+TOURNAMENT_FORMATS = ["round_robin", "groups_knockout", "knockout"]
+TOURNAMENT_ACTIONS = ["join", "leave", "withdraw", "start", "cancel"]
+
+
+def deadline_in(hours) -> str:
+    return (timezone.now() + dt.timedelta(hours=hours)).isoformat()
+
+
+def plan_tournament(world: World, draw) -> Request:
+    who = draw(who_strategy("anna", "anna-token", "carl"))
+    body = {
+        "name": draw(st.one_of(st.sampled_from(["Cup", "", "x" * 80, "x" * 81]), hostile_text)),
+        "format": draw(mostly(st.sampled_from(TOURNAMENT_FORMATS), hostile_text)),
+        "signup_deadline": draw(
+            st.sampled_from(
+                [deadline_in(48)] * 4
+                + [deadline_in(-1), deadline_in(24 * 40), "2030-01-01", "tomorrow", 1]
+            )
+        ),
+    }
+    for key, values in (
+        ("days_per_move", [*DAYS, 4, "3"]),
+        ("bank", [{"start_hours": 72, "increment_hours": 24, "cap_hours": 168}, {}, None, 3]),
+        ("min_rating", LIMITS),
+        ("max_rating", LIMITS),
+        ("min_players", [2, 4, 1, 300, -1]),
+        ("max_players", [4, 16, 1, 300]),
+        ("group_size", [2, 4, 17, 0]),
+        ("advance", [1, 2, 9, 0]),
+        ("rated", [True, False, "yes"]),
+        ("description", ["", "x" * 500, "x" * 501]),
+    ):
+        if draw(st.integers(0, 2)) == 0:
+            body[key] = draw(st.sampled_from(values))
+    value = draw(mutated(body, [*TOURNAMENT_FORMATS, *DAYS, *LIMITS, True, None]))
+    return api_request(draw, world, who, "/api/tournaments/", value)
+
+
+def plan_tournament_action(world: World, draw) -> Request:
+    ids = world.tournament_ids()
+    who = draw(who_strategy("anna", "bernd", "carl", "bernd-token"))
+    action = draw(st.sampled_from(TOURNAMENT_ACTIONS * 3 + ["Join", "frob", ""]))
+    tournament = draw(path_part(ids))
+    value = draw(mutated({}))
+    return api_request(draw, world, who, f"/api/tournaments/{tournament}/{action}/", value)
+
+
 ENDPOINTS = {
+    "tournament": plan_tournament,
+    "tournament_action": plan_tournament_action,
     "chat": plan_chat,
     "note": plan_note,
     "invite": plan_invite,
@@ -498,6 +547,38 @@ def plan_form(world: World, draw, form: str) -> Request:
             ),
             "client_id": mostly(st.just(world.fresh_id())),
         }
+    elif form == "tournament":
+        path = "/tournaments/new/"
+        soon = timezone.localtime() + dt.timedelta(days=2)
+        fields = {
+            "name": mostly(st.sampled_from(["Cup", "", "x" * 81])),
+            "description": mostly(st.sampled_from(["", "x" * 501])),
+            "format": mostly(st.sampled_from(TOURNAMENT_FORMATS + ["swiss"])),
+            "extra_wild": st.sampled_from(["on", ""]),
+            "rated": st.sampled_from(["on", ""]),
+            "clock": mostly(st.sampled_from(["days", "bank", "both"])),
+            "days_per_move": mostly(st.sampled_from(DAYS).map(str)),
+            "bank_start_hours": st.sampled_from(["72", "", "0", "9" * 30]),
+            "bank_increment_hours": st.sampled_from(["24", "", "-1"]),
+            "bank_cap_hours": st.sampled_from(["168", "", "1441"]),
+            "min_rating": st.sampled_from([""] * 4 + ["1400", "3001", "1.5", "\u0661"]),
+            "max_rating": st.sampled_from([""] * 4 + ["1600", "1300", "-1"]),
+            "min_players": mostly(st.sampled_from(["4", "2", "1", "300"])),
+            "max_players": mostly(st.sampled_from(["16", "3", "257"])),
+            "group_size": mostly(st.sampled_from(["4", "1", "17"])),
+            "advance": mostly(st.sampled_from(["2", "0", "9"])),
+            "signup_deadline": mostly(
+                st.sampled_from(
+                    [soon.strftime("%Y-%m-%dT%H:%M")] * 3 + ["2001-01-01T10:00", "soon", ""]
+                )
+            ),
+        }
+    elif form == "tournament_action":
+        ids = world.tournament_ids()
+        action = draw(st.sampled_from(TOURNAMENT_ACTIONS * 3 + ["frob"]))
+        path = f"/tournaments/{draw(path_part(ids))}/{action}/"
+        who = draw(st.sampled_from(["anna", "bernd", "carl", "anonymous", "anna-csrf"]))
+        fields = {}
     elif form == "note":
         path = f"/games/{draw(path_part(world.game_ids()))}/note/"
         fields = {"text": mostly(note_text)}
@@ -557,6 +638,8 @@ def plan_form(world: World, draw, form: str) -> Request:
 
 
 FORMS = [
+    "tournament",
+    "tournament_action",
     "invite",
     "play",
     "note",
@@ -584,6 +667,8 @@ def test_form_views(world, fuzz_run, form):
 
 def plan_get(world: World, draw, page: str) -> Request:
     who = draw(st.sampled_from(["anna", "carl", "anna-token", "anonymous", "bad-token"]))
+    if page.startswith("tournament"):
+        world.tournament_ids()  # tournaments to show: open and running
     if page == "moderation":
         world.report_ids()  # a page with a report on it
         who = draw(st.sampled_from(["mia"] * 6 + ["anna", "anonymous"]))

@@ -234,10 +234,18 @@ def test_game_socket_as_a_watcher(games, cookies, fuzz_run):
 # -- the lobby -----------------------------------------------------------------------------
 
 
-def plan_lobby_frame(draw):
-    kind = draw(st.sampled_from(["ping"] * 3 + ["other", "junk"]))
+def plan_lobby_frame(draw, tournaments=(1,)):
+    kind = draw(st.sampled_from(["ping"] * 3 + ["watch"] * 2 + ["other", "junk"]))
     if kind == "ping":
         value = draw(mutated({"type": "ping"}, ["ping", "pong", "sync"]))
+    elif kind == "watch":
+        ids = [*tournaments, 0, -1, 2**63, "1", 1.5, None]
+        watch = {
+            "type": "watch",
+            "topic": draw(st.sampled_from(["tournament"] * 4 + ["game", "", "Tournament"])),
+            "id": draw(st.sampled_from([*tournaments] * 4 + ids)),
+        }
+        value = draw(mutated(watch, ["tournament", "watch", *ids]))
     elif kind == "other":
         value = {"type": draw(st.one_of(st.sampled_from(OTHER_TYPES), hostile_text))}
     else:
@@ -245,18 +253,38 @@ def plan_lobby_frame(draw):
     return draw(socket_frame(value))
 
 
-async def lobby_example(draw, cookie, run) -> None:
-    """Every frame gets exactly one answer, pong or error; the lobby then still pongs."""
+def a_tournament() -> tuple[int, ...]:
+    """The id of a tournament to watch (made once)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from accounts.models import User
+    from tournaments.models import Tournament
+    from tournaments.services import entries
+
+    ids = tuple(Tournament.objects.values_list("pk", flat=True)[:1])
+    if ids:
+        return ids
+    soon = timezone.now() + dt.timedelta(days=2)
+    maker = User.objects.get(username="bernd")
+    made = entries.do_create(maker, name="Cup", format="knockout", signup_deadline=soon)
+    return (made.pk,)
+
+
+async def lobby_example(draw, cookie, run, tournaments=(1,)) -> None:
+    """Every frame gets exactly one answer, pong, watching or error; the lobby then still
+    pongs."""
     socket = open_socket("/ws/lobby/", cookie)
     connected, code = await socket.connect(TIMEOUT)
     assert connected, f"the handshake was refused with {code}"
     assert (await receive(socket, "connect"))["type"] == "hello"
     for _ in range(await sync_to_async(draw)(st.integers(1, 8))):
-        frame = await sync_to_async(plan_lobby_frame)(draw)
+        frame = await sync_to_async(plan_lobby_frame)(draw, tournaments)
         await send(socket, frame)
         run.messages += 1
         answer = await receive(socket, shown(frame))
-        assert answer["type"] in ("pong", "error"), f"{shown(frame)} got {answer}"
+        assert answer["type"] in ("pong", "watching", "error"), f"{shown(frame)} got {answer}"
         check(answer)
         if answer["type"] == "error":
             run.codes[answer["code"]] += 1
@@ -271,6 +299,7 @@ async def lobby_example(draw, cookie, run) -> None:
 
 def test_lobby_socket(players, cookies, fuzz_run):
     get_snapshot = sync_to_async(snapshot)
+    tournaments = a_tournament()  # one to watch
 
     @fuzz(weight=0.3)
     @given(data=st.data())
@@ -279,7 +308,7 @@ def test_lobby_socket(players, cookies, fuzz_run):
 
         async def checked():
             before = await get_snapshot()
-            await lobby_example(data.draw, cookies[who], fuzz_run)
+            await lobby_example(data.draw, cookies[who], fuzz_run, tournaments)
             after = await get_snapshot()
             assert after == before, f"the lobby changed {changes(before, after)}"
 
