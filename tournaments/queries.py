@@ -79,11 +79,26 @@ def listing(status: str, after: tuple[bool, datetime, int] | None = None, limit=
             | Q(featured=featured, signup_deadline=deadline, pk__gt=pk)
         )
     rows = list(
-        rows.select_related("created_by")
-        .annotate(entrants=Count("entries"))
-        .order_by("-featured", "signup_deadline", "id")[: limit + 1]
+        rows.select_related("created_by").order_by("-featured", "signup_deadline", "id")[
+            : limit + 1
+        ]
     )
-    return rows[:limit], len(rows) > limit
+    return _count_entrants(rows[:limit]), len(rows) > limit
+
+
+def _count_entrants(tournaments: list[Tournament]) -> list[Tournament]:
+    """Each tournament's number of entrants (``entrants``), counted for the page's rows
+    only, on the entries' (tournament, user) index: counted in the page's query, the
+    count came before the page was cut and read every entry of every listed tournament."""
+    counts = dict(
+        Entry.objects.filter(tournament_id__in=[t.pk for t in tournaments])
+        .values("tournament_id")
+        .annotate(n=Count("id"))
+        .values_list("tournament_id", "n")
+    )
+    for tournament in tournaments:
+        tournament.entrants = counts.get(tournament.pk, 0)
+    return tournaments
 
 
 def mine(user) -> list[Tournament]:
@@ -92,12 +107,13 @@ def mine(user) -> list[Tournament]:
     if not user.is_authenticated:
         return []
     entered = Entry.objects.filter(user=user).values("tournament_id")
-    return list(
-        Tournament.objects.filter(status__in=LISTED)
-        .filter(Q(pk__in=entered) | Q(created_by=user))
-        .select_related("created_by")
-        .annotate(entrants=Count("entries"))
-        .order_by("signup_deadline", "id")[:MINE_SHOWN]
+    return _count_entrants(
+        list(
+            Tournament.objects.filter(status__in=LISTED)
+            .filter(Q(pk__in=entered) | Q(created_by=user))
+            .select_related("created_by")
+            .order_by("signup_deadline", "id")[:MINE_SHOWN]
+        )
     )
 
 
@@ -194,7 +210,9 @@ def tournament_view(tournament_id: int, user=None) -> View | None:
     by_id = {entry.pk: entry for entry in entries}
     matches = list(Match.objects.filter(tournament=tournament).order_by("stage", "group", "slot"))
     games = (
-        MatchGame.objects.filter(match__tournament=tournament)
+        # by the matches' ids, on MatchGame's match index: through the join to Match the
+        # planner read the whole table of every tournament's games
+        MatchGame.objects.filter(match_id__in=[match.pk for match in matches])
         .select_related("game")
         .only(
             "match_id",
