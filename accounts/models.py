@@ -217,6 +217,20 @@ class User(AbstractUser):
             ).exists()
         )
 
+    @staticmethod
+    def confirmed(users) -> set[int]:
+        """``email_confirmed`` for many players in one query: the ids of those whose
+        ``email`` is an address they confirmed."""
+        from allauth.account.models import EmailAddress
+
+        addresses = {user.pk: user.email.lower() for user in users if user.email}
+        found = EmailAddress.objects.filter(user_id__in=list(addresses), verified=True)
+        return {
+            user_id
+            for user_id, email in found.values_list("user_id", "email")
+            if addresses.get(user_id) == email.lower()
+        }
+
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
         """The player's time zone (UTC if the stored name is no longer known)."""

@@ -24,22 +24,26 @@ TTL = 3 * 24 * 3600  # seconds a push waits for an offline device
 
 def started(tournament, entries) -> None:
     """The tournament began: each entrant hears once, however many games they have."""
-    for entry in entries:
-        queue.tell(entry.user, KIND, f"{tournament.pk}:started")
+    queue.tell_each(KIND, [(entry.user, f"{tournament.pk}:started", None) for entry in entries])
 
 
-def game_began(tournament, match_game, players) -> None:
-    """A game of a later stage (or a third game) began: both players hear."""
-    game = match_game.game
-    for player in players:
-        queue.tell(player, KIND, f"{tournament.pk}:game:{game.pk}", game)
+def games_began(tournament, begun) -> None:
+    """Games of a later stage (or third games) began: both players of each hear;
+    ``begun`` holds (match game, its two players)."""
+    queue.tell_each(
+        KIND,
+        [
+            (player, f"{tournament.pk}:game:{match_game.game.pk}", match_game.game)
+            for match_game, players in begun
+            for player in players
+        ],
+    )
 
 
 def ended(tournament, entries) -> None:
     """The tournament is over (or cancelled): each entrant hears, with their place."""
     event = "cancelled" if tournament.status == tournament.Status.CANCELLED else "ended"
-    for entry in entries:
-        queue.tell(entry.user, KIND, f"{tournament.pk}:{event}")
+    queue.tell_each(KIND, [(entry.user, f"{tournament.pk}:{event}", None) for entry in entries])
 
 
 # -- the words (``games.notify.writers``) -----------------------------------------------

@@ -21,7 +21,7 @@ from ..models import Game, Invitation
 from ..worker_stop import stopping
 from .kinds import EMAIL, PUSH
 from .models import Notification
-from .preferences import wants
+from .preferences import wanting, wants
 
 
 def queue(user, kind: str, key: str, game: Game | None = None) -> None:
@@ -62,6 +62,39 @@ def tell(user, kind: str, key: str, game: Game | None = None) -> bool:
     if wants(user, kind, PUSH):
         told = queue_push(user, kind, key, game) or told
     return told
+
+
+def tell_each(kind: str, told) -> None:
+    """``tell`` for many at once: ``told`` holds (player, key, game or None); the same
+    choices apply, in a few statements whatever their number (a tournament's start tells
+    hundreds of players in the transaction that starts their games)."""
+    told = list(told)
+    users = list({user.pk: user for user, _key, _game in told}.values())
+    emails, pushes = wanting(users, kind, EMAIL), wanting(users, kind, PUSH)
+    rows = [
+        Notification(user=user, kind=kind, key=key, game=game)
+        for user, key, game in told
+        if user.pk in emails
+    ]
+    devices: dict[int, list[int]] = {}
+    if pushes:
+        found = PushSubscription.objects.filter(user_id__in=pushes).values_list("user_id", "pk")
+        for user_id, pk in found:
+            devices.setdefault(user_id, []).append(pk)
+    rows += [
+        Notification(
+            user=user,
+            kind=kind,
+            key=key,
+            game=game,
+            channel=Notification.Channel.PUSH,
+            subscription_id=pk,
+        )
+        for user, key, game in told
+        for pk in devices.get(user.pk, ())
+    ]
+    # already queued (a second worker, a retried start): once, as ``queue`` does
+    Notification.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
 
 
 # -- what the services call ---------------------------------------------------------------

@@ -145,8 +145,13 @@ def _play(tournament, matches, now, numbers=(1, 2), tell_each=True) -> None:
     ]
     MatchGame.objects.bulk_create(rows, batch_size=500)
     if tell_each:
-        for row, (match, *_rest) in zip(rows, plan, strict=True):
-            telling.game_began(tournament, row, [match.entry_a.user, match.entry_b.user])
+        telling.games_began(
+            tournament,
+            [
+                (row, [match.entry_a.user, match.entry_b.user])
+                for row, (match, *_rest) in zip(rows, plan, strict=True)
+            ],
+        )
 
 
 def _start_groups(tournament, entries, now) -> None:
