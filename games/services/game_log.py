@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+
 from shanghaien.lib.statements import insert_rows, update_row
 
 from .. import clock, rules

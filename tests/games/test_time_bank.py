@@ -237,3 +237,61 @@ def test_a_rematch_keeps_the_terms(banked, players):
     assert Bank.of(rematch) == Bank(72, 24, 90)
     game = invitations.do_accept_invitation(rematch.pk, mover)
     assert Bank.of(game) == Bank(72, 24, 90) and game.banks == [72 * 3600] * 2
+
+
+# -- the API ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bank",
+    [
+        {"start_hours": 72, "increment_hours": 24, "cap_hours": 48},
+        {"start_hours": 72, "increment_hours": 24, "cap_hours": 1000},
+        {"start_hours": 72.0, "increment_hours": 24, "cap_hours": 168},
+        {"start_hours": 72, "increment_hours": True, "cap_hours": 168},
+        {"start_hours": 72, "increment_hours": 24},
+        "3 days",
+        7,
+    ],
+)
+@pytest.mark.django_db
+def test_the_api_refuses_bad_terms_and_makes_nothing(players, clients, bank):
+    from ..helpers.games import post
+
+    response = post(clients["anna"], "/api/invitations/", {"to": "bernd", "bank": bank})
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "bad_bank"
+    assert "bank" in response.json()["error"]["message"]
+    assert not Invitation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_unknown_field_of_the_bank_is_named(players, clients):
+    from ..helpers.games import post
+
+    bank = {**TERMS, "minutes": 1}
+    response = post(clients["anna"], "/api/invitations/", {"to": "bernd", "bank": bank})
+    assert response.status_code == 400
+    assert "bank.minutes" in response.json()["error"]["message"]
+    assert not Invitation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_api_invites_with_a_bank_and_shows_it(players, clients):
+    from ..helpers.games import post
+
+    response = post(clients["anna"], "/api/invitations/", {"to": "bernd", "bank": TERMS})
+    assert response.status_code == 201, response.content
+    assert response.json()["bank"] == TERMS
+    listed = clients["bernd"].get("/api/invitations/").json()["received"]
+    assert listed[0]["bank"] == TERMS
+    plain = post(clients["anna"], "/api/invitations/", {"to": "bernd"})
+    assert plain.json()["bank"] is None
+    accepted = post(clients["bernd"], f"/api/invitations/{response.json()['id']}/accept/")
+    game_id = accepted.json()["game"]
+    summary = clients["bernd"].get("/api/games/").json()
+    row = next(g for g in summary["games"] if g["id"] == game_id)
+    assert row["bank"] == TERMS
+    view = clients["bernd"].get(f"/api/games/{game_id}/").json()
+    assert view["clock"]["kind"] == "bank"
+    assert view["clock"]["banks"] == {"me": 72 * 3600, "opponent": 72 * 3600}
