@@ -295,3 +295,43 @@ def test_the_api_invites_with_a_bank_and_shows_it(players, clients):
     view = clients["bernd"].get(f"/api/games/{game_id}/").json()
     assert view["clock"]["kind"] == "bank"
     assert view["clock"]["banks"] == {"me": 72 * 3600, "opponent": 72 * 3600}
+
+
+# -- the lobby's form -------------------------------------------------------------------------
+
+FORM = {"to": "bernd", "days_per_move": "3", "message": "", "rated": "on"}
+
+
+@pytest.mark.django_db
+def test_the_lobby_form_invites_with_a_bank(players, clients):
+    terms = {"clock": "bank", "bank_start": "48", "bank_increment": "12", "bank_cap": "120"}
+    clients["anna"].post("/invitations/new/", {**FORM, **terms})
+    invitation = Invitation.objects.get()
+    assert Bank.of(invitation) == Bank(48, 12, 120)
+
+
+@pytest.mark.django_db
+def test_days_per_move_leave_the_bank_out(players, clients):
+    terms = {"clock": "days", "bank_start": "48", "bank_increment": "12", "bank_cap": "120"}
+    clients["anna"].post("/invitations/new/", {**FORM, **terms})
+    assert Bank.of(Invitation.objects.get()) is None
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        {"bank_start": "72", "bank_increment": "24", "bank_cap": "48"},
+        {"bank_start": "25", "bank_increment": "24", "bank_cap": "168"},
+        {"bank_start": "72", "bank_increment": "6", "bank_cap": "168"},
+        {"bank_start": "72", "bank_increment": "24", "bank_cap": "721"},
+        {"bank_start": "72", "bank_increment": "24"},
+        {"bank_start": "72.0", "bank_increment": "24", "bank_cap": "168"},
+    ],
+)
+@pytest.mark.django_db
+def test_the_lobby_form_refuses_bad_terms(players, clients, terms):
+    response = clients["anna"].post(
+        "/invitations/new/", {**FORM, "clock": "bank", **terms}, follow=True
+    )
+    assert "The invitation was not sent" in response.content.decode()
+    assert not Invitation.objects.exists()
