@@ -335,3 +335,26 @@ def test_the_lobby_form_refuses_bad_terms(players, clients, terms):
     )
     assert "The invitation was not sent" in response.content.decode()
     assert not Invitation.objects.exists()
+
+
+# -- the pace -------------------------------------------------------------------------------
+
+
+def test_a_bank_games_turn_counts_at_most_what_it_began_with():
+    from games.services import player_records
+
+    def at(hours):
+        return START + dt.timedelta(hours=hours)
+
+    rows = [
+        (None, at(0)),  # the game starts; both banks 24 h, +12 h a move, at most 30 h
+        (0, at(20)),  # seat 0: 20 h, 4 h left: 16 h
+        (1, at(21)),  # seat 1: 1 h, 23 h left: 30 h (the cap)
+        (0, at(71)),  # seat 0: 50 h, counted at its 16 h: 0 left, 12 h
+        (1, at(72)),  # seat 1: 1 h
+    ]
+    times = player_records.turn_times(rows, cap=3 * 86400, bank=Bank(24, 12, 30))
+    assert times == {0: ((20 + 16) * 3600, 2), 1: (2 * 3600, 2)}
+    lost = [*rows, (None, at(200))]  # seat 0 ran out of its 12 h
+    times = player_records.turn_times(lost, cap=3 * 86400, timed_out=0, bank=Bank(24, 12, 30))
+    assert times[0] == ((20 + 16 + 12) * 3600, 3)
