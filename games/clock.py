@@ -15,6 +15,9 @@ import datetime as dt
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from accounts.models import Holiday
 
 
@@ -41,6 +44,22 @@ class Bank:
             "bank_increment_hours": self.increment_hours,
             "bank_cap_hours": self.cap_hours,
         }
+
+
+def hours_text(hours: int) -> str:
+    """A length of whole hours as the lobby says it: "3 days", "12 hours"."""
+    if hours and hours % 24 == 0:
+        return ngettext("%(n)s day", "%(n)s days", hours // 24) % {"n": hours // 24}
+    return ngettext("%(n)s hour", "%(n)s hours", hours) % {"n": hours}
+
+
+def bank_text(bank: Bank) -> str:
+    """A bank's terms in a sentence: "Time bank 3 days, +1 day a move, at most 7 days"."""
+    names = {"start": hours_text(bank.start_hours), "cap": hours_text(bank.cap_hours)}
+    if not bank.increment_hours:
+        return _("Time bank %(start)s, nothing added a move, at most %(cap)s") % names
+    names["increment"] = hours_text(bank.increment_hours)
+    return _("Time bank %(start)s, +%(increment)s a move, at most %(cap)s") % names
 
 
 NO_BANK = {"bank_start_hours": None, "bank_increment_hours": 0, "bank_cap_hours": None}

@@ -9,8 +9,8 @@ from .services import fitting, invitations
 def _days(hours: int) -> str:
     days = hours // 24
     if hours % 24:
-        return ngettext_lazy("%(n)d hour", "%(n)d hours", "n") % {"n": hours}
-    return ngettext_lazy("%(n)d day", "%(n)d days", "n") % {"n": days}
+        return ngettext_lazy("%(n)s hour", "%(n)s hours", "n") % {"n": hours}
+    return ngettext_lazy("%(n)s day", "%(n)s days", "n") % {"n": days}
 
 
 def _hour_choices(hours) -> list:

@@ -358,3 +358,27 @@ def test_a_bank_games_turn_counts_at_most_what_it_began_with():
     lost = [*rows, (None, at(200))]  # seat 0 ran out of its 12 h
     times = player_records.turn_times(lost, cap=3 * 86400, timed_out=0, bank=Bank(24, 12, 30))
     assert times[0] == ((20 + 16 + 12) * 3600, 3)
+
+
+# -- the lobby shows the terms ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "Time bank 3 days, +1 day a move, at most 90 hours"),
+        ("de", "Zeitkonto 3 Tage, +1 Tag pro Zug, höchstens 90 Stunden"),
+        ("fr", "Réserve de temps 3 jours, +1 jour par coup, au plus 90 heures"),
+        ("it", "Riserva di tempo 3 giorni, +1 giorno a mossa, al massimo 90 ore"),
+    ],
+)
+@pytest.mark.django_db
+def test_the_lobby_shows_a_bank_games_terms(banked, players, clients, language, sentence):
+    bernd = players["bernd"]
+    bernd.language = language
+    bernd.save()
+    invitations.do_invite(players["anna"], to="bernd", bank={**TERMS, "increment_hours": 0})
+    page = clients["bernd"].get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert sentence in page  # the game's line
+    nothing = {"en": "nothing added", "de": "nichts dazu", "fr": "rien d", "it": "niente in"}
+    assert nothing[language] in page  # the invitation's terms
