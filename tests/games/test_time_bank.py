@@ -2,6 +2,7 @@
 game whose bank ran out (time-machine moves the clock)."""
 
 import datetime as dt
+import json
 import random
 import uuid
 from types import SimpleNamespace
@@ -11,6 +12,8 @@ import pytest
 from accounts.holidays import do_declare_holiday
 from games import clock, jobs, rules
 from games.clock import Bank, bank_after_turn, effective_deadline, reminder_due
+from games.messages import GameSummary, GameView
+from games.messages import Invitation as MessageInvitation
 from games.models import Game, Invitation
 from games.services import commands, endings, invitations
 from shanghaien.lib.errors import BadRequest
@@ -292,7 +295,11 @@ def test_the_api_invites_with_a_bank_and_shows_it(players, clients):
     summary = clients["bernd"].get("/api/games/").json()
     row = next(g for g in summary["games"] if g["id"] == game_id)
     assert row["bank"] == TERMS
-    view = clients["bernd"].get(f"/api/games/{game_id}/").json()
+    answer = clients["bernd"].get(f"/api/games/{game_id}/")
+    GameView.model_validate_json(answer.content)  # as the protocol declares it
+    GameSummary.model_validate_json(json.dumps(row))
+    MessageInvitation.model_validate_json(json.dumps(listed[0]))
+    view = answer.json()
     assert view["clock"]["kind"] == "bank"
     assert view["clock"]["banks"] == {"me": 72 * 3600, "opponent": 72 * 3600}
 
@@ -382,3 +389,17 @@ def test_the_lobby_shows_a_bank_games_terms(banked, players, clients, language, 
     assert sentence in page  # the game's line
     nothing = {"en": "nothing added", "de": "nichts dazu", "fr": "rien d", "it": "niente in"}
     assert nothing[language] in page  # the invitation's terms
+
+
+@pytest.mark.django_db
+def test_a_computer_opponent_has_a_bank_but_never_runs_out(players, traveller):
+    from ..helpers.games import the_bots
+
+    the_bots()
+    invitation = invitations.do_invite(players["anna"], to="Deckhand", bank=TERMS)
+    game = Game.objects.get(pk=invitation.game_id)
+    assert game.banks == [72 * 3600, 72 * 3600]
+    if game.to_move.is_bot:
+        assert game.due_at is None  # no clock runs for the computer
+    else:
+        assert game.due_at is not None
