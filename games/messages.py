@@ -642,6 +642,7 @@ class Export(Message):
     extra_wild: bool
     rated: bool
     days_per_move: int
+    bank: BankTerms | None = Field(None, description="a time bank; null: days per move")
     players: list[str]
     created_at: dt.datetime
     finished_at: dt.datetime | None

@@ -232,9 +232,11 @@ def test_the_game_end_leaves_the_banks_as_they_are(banked, traveller):
 
 
 @pytest.mark.django_db
-def test_a_rematch_keeps_the_terms(banked, players):
+def test_a_rematch_keeps_the_terms(banked, players, clients):
     mover = banked.to_move
     commands.do_command(banked.pk, mover, {"type": "resign"}, banked.version, "bye")
+    export = clients["anna"].get(f"/api/games/{banked.pk}/export/").json()
+    assert export["bank"] == {**TERMS, "cap_hours": 90}
     other = players["bernd"] if mover.username == "anna" else players["anna"]
     rematch = invitations.do_rematch(banked.pk, other)
     assert Bank.of(rematch) == Bank(72, 24, 90)
