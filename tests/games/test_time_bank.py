@@ -401,7 +401,9 @@ def test_a_computer_opponent_has_a_bank_but_never_runs_out(players, traveller):
     invitation = invitations.do_invite(players["anna"], to="Deckhand", bank=TERMS)
     game = Game.objects.get(pk=invitation.game_id)
     assert game.banks == [72 * 3600, 72 * 3600]
-    if game.to_move.is_bot:
-        assert game.due_at is None  # no clock runs for the computer
-    else:
-        assert game.due_at is not None
+    bot, person = (s.user for s in game.seats.order_by("-user__bot_level"))
+    assert bot.is_bot and not person.is_bot
+    game.to_move = bot
+    assert clock.next_due(game, START, START + 30 * DAY) is None  # no clock runs for it
+    game.to_move = person
+    assert clock.next_due(game, START + 3 * DAY, START) is not None
