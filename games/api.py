@@ -85,6 +85,7 @@ def invite(request, body: InvitationBody = NO_INVITATION):
         min_rating=body.min_rating,
         max_rating=body.max_rating,
         max_pace=body.max_pace,
+        bank=body.bank.model_dump() if body.bank else None,
     )
     return JsonResponse(invitation_json(invitation), status=201)
 

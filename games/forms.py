@@ -1,9 +1,24 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import ngettext_lazy, pgettext_lazy
 
 from .models import DAYS_PER_MOVE_CHOICES
-from .services import fitting
+from .services import fitting, invitations
+
+
+def _days(hours: int) -> str:
+    days = hours // 24
+    if hours % 24:
+        return ngettext_lazy("%(n)s hour", "%(n)s hours", "n") % {"n": hours}
+    return ngettext_lazy("%(n)s day", "%(n)s days", "n") % {"n": days}
+
+
+def _hour_choices(hours) -> list:
+    return [(h, _days(h)) for h in hours]
+
+
+# A bank holds at most: a few days, up to the longest a bank may hold (30 days).
+BANK_CAP_HOURS = (24, 48, 72, 120, 168, 240, 336, 504, invitations.BANK_CAP_LONGEST)
 
 
 def client_seed_field():
@@ -50,8 +65,43 @@ class InvitationForm(LobbyForm):
     )
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
     client_seed = client_seed_field()
+    clock = forms.ChoiceField(
+        label=_("Clock"),
+        choices=[("days", _("Days per move")), ("bank", _("Time bank"))],
+        initial="days",
+        required=False,  # left out: days per move
+        widget=forms.RadioSelect,
+        help_text=_(
+            "A time bank: each player starts with a bank of time, spent while it is their "
+            "turn (holidays stop it); each move adds some, up to the most it holds."
+        ),
+    )
     days_per_move = forms.TypedChoiceField(
         label=_("Days per move"), choices=DAYS_PER_MOVE_CHOICES, coerce=int, initial=3
+    )
+    bank_start = forms.TypedChoiceField(
+        label=_("Time bank: to start"),
+        choices=_hour_choices(invitations.BANK_START_HOURS),
+        coerce=int,
+        initial=72,
+        required=False,
+        empty_value=None,
+    )
+    bank_increment = forms.TypedChoiceField(
+        label=_("Time bank: added each move"),
+        choices=_hour_choices(invitations.BANK_INCREMENT_HOURS),
+        coerce=int,
+        initial=24,
+        required=False,
+        empty_value=None,
+    )
+    bank_cap = forms.TypedChoiceField(
+        label=_("Time bank: at most"),
+        choices=_hour_choices(BANK_CAP_HOURS),
+        coerce=int,
+        initial=168,
+        required=False,
+        empty_value=None,
     )
     message = forms.CharField(label=_("Message"), required=False, max_length=300)
     rated = forms.BooleanField(
@@ -88,6 +138,33 @@ class InvitationForm(LobbyForm):
         ),
     )
     commitment = commitment_field()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("clock") != "bank":
+            return data
+        names = ("bank_start", "bank_increment", "bank_cap")
+        missing = [name for name in names if data.get(name) is None]
+        if missing:
+            for name in missing:
+                if name not in self.errors:
+                    self.add_error(name, _("Choose the time bank's terms."))
+        elif data["bank_cap"] < data["bank_start"]:
+            self.add_error(
+                "bank_cap", _("A time bank holds at least what it starts with: choose more.")
+            )
+        return data
+
+    def bank(self) -> dict | None:
+        """The time bank's terms chosen (a valid form), or None: days per move."""
+        data = self.cleaned_data
+        if data.get("clock") != "bank":
+            return None
+        return {
+            "start_hours": data["bank_start"],
+            "increment_hours": data["bank_increment"],
+            "cap_hours": data["bank_cap"],
+        }
 
 
 class ComputerGameForm(LobbyForm):

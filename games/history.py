@@ -17,7 +17,7 @@ from .access import Seating
 from .models import Game
 from .queries import note_of
 from .rules.records import check_fairness
-from .serializers import fairness_json, note_json
+from .serializers import bank_json, fairness_json, note_json
 from .words import event_line, outcome_sentence
 
 EXPORT_FORMAT = "shanghaien-game"
@@ -121,6 +121,7 @@ def export(seating: Seating, *, with_note: bool = True) -> dict:
         "extra_wild": game.extra_wild,
         "rated": game.rated,
         "days_per_move": game.days_per_move,
+        "bank": bank_json(game),
         "players": players,
         "created_at": game.created_at.isoformat(),
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,

@@ -132,6 +132,20 @@ class Seeds(Body):
     commitment: str | None = Field(None, examples=["0" * 64])
 
 
+BankStart = Annotated[Literal[24, 48, 72, 120, 168, 336], _same_type((24, 48, 72, 120, 168, 336))]
+BankIncrement = Annotated[Literal[0, 12, 24, 48], _same_type((0, 12, 24, 48))]
+
+
+class BankTerms(Message):
+    """A time bank instead of days per move (``docs/architecture.md``, the clock): each
+    player starts with ``start_hours``, each of their moves adds ``increment_hours``,
+    and a bank holds at most ``cap_hours`` (from ``start_hours`` to 720)."""
+
+    start_hours: BankStart = Field(examples=[72])
+    increment_hours: BankIncrement = Field(examples=[24])
+    cap_hours: int = Field(ge=24, le=720, examples=[168])
+
+
 class InvitationBody(Seeds):
     """A new invitation: to a player by name, or open to anyone (``to`` null or left out)."""
 
@@ -143,6 +157,7 @@ class InvitationBody(Seeds):
         "min_rating": "bad_limits",
         "max_rating": "bad_limits",
         "max_pace": "bad_limits",
+        "bank": "bad_bank",
     }
 
     to: str | None = None
@@ -153,6 +168,9 @@ class InvitationBody(Seeds):
     min_rating: int | None = Field(None, description=MIN_RATING, examples=[1400])
     max_rating: int | None = Field(None, description=MAX_RATING, examples=[1600])
     max_pace: int | None = Field(None, description=MAX_PACE, examples=[2])
+    bank: BankTerms | None = Field(
+        None, description="a time bank instead of days per move; null: days per move"
+    )
 
 
 class MoveBody(Body):
@@ -195,6 +213,7 @@ class Invitation(Message):
     min_rating: int | None = Field(description=MIN_RATING)
     max_rating: int | None = Field(description=MAX_RATING)
     max_pace: int | None = Field(description=MAX_PACE)
+    bank: BankTerms | None = Field(description="a time bank; null: days per move")
     commitment: str | None
     client_seed: str
     status: Literal["open", "accepted", "declined", "cancelled"]
@@ -256,6 +275,7 @@ class GameSummary(Message):
     round: int
     extra_wild: bool
     days_per_move: int
+    bank: BankTerms | None = Field(description="a time bank; null: days per move")
     rated: bool
     result: SummaryResult | None
     outcome: str | None
@@ -499,8 +519,21 @@ class AwaySides(Message):
     opponent: list[Away] = []
 
 
+class Banks(Message):
+    """Each player's bank in seconds as their last turn ended; the mover's is what their
+    turn began with (its deadline counts it down)."""
+
+    me: int
+    opponent: int
+
+
 class Clock(Message):
+    kind: Literal["days", "bank"] = Field(
+        description="'days': days per move; 'bank': a time bank (``bank``, ``banks``)"
+    )
     deadline: dt.datetime | None
+    bank: BankTerms | None
+    banks: Banks | None
     extended: bool
     can_extend: bool
     away: AwaySides
@@ -609,6 +642,7 @@ class Export(Message):
     extra_wild: bool
     rated: bool
     days_per_move: int
+    bank: BankTerms | None = Field(None, description="a time bank; null: days per move")
     players: list[str]
     created_at: dt.datetime
     finished_at: dt.datetime | None

@@ -15,7 +15,7 @@ from ratings.queries import game_ratings
 
 from . import rules
 from .access import Seating, seating
-from .clock import effective_deadline
+from .clock import Bank, effective_deadline
 from .models import Event, Game, Invitation
 from .words import describe_events, outcome_sentence, round_start_line, shared_out
 
@@ -171,8 +171,16 @@ def clock_json(seating: Seating, reads) -> dict:
     deadline = effective_deadline(game, mover_holidays, mover.zone)
     sides = {seating.me.pk: "me", seating.opponent.pk: "opponent"}
     viewer = None if watching else seating.me.pk
+    banks = None
+    if game.banks is not None:
+        seat = 0 if seating.players[0].pk == seating.me.pk else 1
+        banks = {"me": game.banks[seat], "opponent": game.banks[1 - seat]}
+    terms = bank_json(game)
     return {
+        "kind": "days" if terms is None else "bank",
         "deadline": deadline.isoformat() if deadline else None,
+        "bank": terms,
+        "banks": banks,
         "extended": game.extended,
         "can_extend": bool(
             not watching
@@ -189,6 +197,18 @@ def clock_json(seating: Seating, reads) -> dict:
             ]
             for user_id, side in sides.items()
         },
+    }
+
+
+def bank_json(row) -> dict | None:
+    """A game's or an invitation's time bank terms (None: days per move)."""
+    bank = Bank.of(row)
+    if bank is None:
+        return None
+    return {
+        "start_hours": bank.start_hours,
+        "increment_hours": bank.increment_hours,
+        "cap_hours": bank.cap_hours,
     }
 
 
@@ -223,6 +243,7 @@ def game_summary(game: Game, user) -> dict:
         "round": game.round,
         "extra_wild": game.extra_wild,
         "days_per_move": game.days_per_move,
+        "bank": bank_json(game),
         "rated": game.rated,
         "result": None
         if game.status != Game.Status.FINISHED
@@ -280,6 +301,7 @@ def invitation_json(invitation: Invitation) -> dict:
         "min_rating": invitation.min_rating,
         "max_rating": invitation.max_rating,
         "max_pace": invitation.max_pace,
+        "bank": bank_json(invitation),
         "commitment": invitation.fair_commitment or None,  # its server seed stays secret
         "client_seed": invitation.client_seed,
         "status": invitation.status,

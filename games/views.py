@@ -217,6 +217,7 @@ def invite(request):
                     "max_pace",
                 )
             },
+            bank=form.bank(),
         )
     except RateLimited as error:
         return rate_limited_page(request, error, reverse("home"))

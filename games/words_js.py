@@ -96,6 +96,8 @@ def words_json() -> dict:
             "days": _count(lambda n: ngettext("%(n)s day", "%(n)s days", n)),
             "hours": _count(lambda n: ngettext("%(n)s hour", "%(n)s hours", n)),
             "minutes": _count(lambda n: ngettext("%(n)s minute", "%(n)s minutes", n)),
+            "bank": _("Time bank"),
+            "bank_of": _js(pgettext("a player's time bank", "%(name)s: %(left)s")),
             "away_me": _js(_("You are away %(start)s – %(end)s: deadlines pause.")),
             "away": _js(_("%(name)s is away %(start)s – %(end)s: deadlines pause.")),
         },

@@ -7,6 +7,11 @@ with), and the pace ``player_records`` keeps as each game ends, in days per move
 decimal (a player with no finished game yet has no pace, and meets any pace limit). The
 lobby's lists and the service compare the same figures, so what the lobby offers is what
 accepting allows.
+
+A time bank game counts like any other: the pace is the player's average time per turn,
+and a turn of a bank game counts at most what it began with (``player_records``), as a
+turn of a game with days per move counts at most those days. A pace limit on a bank
+game's invitation reads the same figure: days per move on average, whatever the clock.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 
 from shanghaien.lib.statements import insert_rows, update_row
 
@@ -84,6 +83,11 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
     caller's to do, by name, from the ``Change`` returned.
     """
     previous = game.to_move_id
+    seat = _seat_of(previous, players)
+    if seat is not None and state.turn != seat and state.result is None:
+        # the mover's turn ends: a bank game keeps what was left of it (the game's end
+        # leaves the banks as they are)
+        clock.end_turn(game, seat, now, players[seat])
     game.state = rules.state_to_json(state)
     game.__dict__["_rules_state"] = (game.state, state)  # what rules_state() would parse
     game.round = max(state.round, 1)
@@ -93,7 +97,7 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         game.turn_number += 1
         game.turn_started_at = now
         game.extended = False
-        game.deadline = now + timedelta(days=game.days_per_move) if game.to_move else None
+        game.deadline = now + clock.turn_time(game, state.turn) if game.to_move else None
         turn_began = game.to_move is not None
     result = state.result
     arrived = False
@@ -119,6 +123,13 @@ def store_state(game: Game, state: rules.GameState, players, now) -> Change:
         # turn at most, for a mover away). A holiday declared meanwhile recomputes it.
         game.due_at = clock.next_due(game, game.deadline, now)
     return Change(turn_began=turn_began, result_arrived=arrived)
+
+
+def _seat_of(user_id: int, players) -> int | None:
+    for seat, player in enumerate(players):
+        if player.pk == user_id:
+            return seat
+    return None
 
 
 def replay_events(game: Game) -> rules.GameState:

@@ -15,7 +15,7 @@ from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound, Rat
 from shanghaien.lib.input import clean_text, username
 
 from ..access import access_game
-from ..clock import Bank
+from ..clock import NO_BANK, Bank
 from ..live import broadcast
 from ..models import DAYS_PER_MOVE_CHOICES, Game, Invitation
 from ..notify import queue as notify
@@ -42,6 +42,40 @@ def check_client_seed(seed) -> str:
     return seed
 
 
+# A time bank's terms, in hours (``games.clock.Bank``): what each player starts with, what
+# each move adds, and the most a bank holds (from the start up to BANK_CAP_LONGEST).
+BANK_START_HOURS = (24, 48, 72, 120, 168, 336)
+BANK_INCREMENT_HOURS = (0, 12, 24, 48)
+BANK_CAP_LONGEST = 30 * 24
+
+
+def check_bank(bank) -> Bank | None:
+    """The validated terms of a time bank: None (days per move), a ``Bank``, or a dict
+    ``{start_hours, increment_hours, cap_hours}`` of whole numbers of hours."""
+    if bank is None or isinstance(bank, Bank):
+        terms = bank
+    elif isinstance(bank, dict) and set(bank) == {"start_hours", "increment_hours", "cap_hours"}:
+        terms = Bank(bank["start_hours"], bank["increment_hours"], bank["cap_hours"])
+    else:
+        message = _("'bank' is {start_hours, increment_hours, cap_hours}, or null.")
+        raise BadRequest("bad_bank", message)
+    if terms is None:
+        return None
+    for name, value, allowed in (
+        ("start_hours", terms.start_hours, BANK_START_HOURS),
+        ("increment_hours", terms.increment_hours, BANK_INCREMENT_HOURS),
+    ):
+        if type(value) is not int or value not in allowed:  # not 24.0, not True
+            message = _("'bank.%(name)s' is one of %(choices)s.")
+            choices = ", ".join(map(str, allowed))
+            raise BadRequest("bad_bank", message % {"name": name, "choices": choices})
+    cap = terms.cap_hours
+    if type(cap) is not int or not terms.start_hours <= cap <= BANK_CAP_LONGEST:
+        message = _("'bank.cap_hours' is a whole number of hours from %(low)d to %(high)d.")
+        raise BadRequest("bad_bank", message % {"low": terms.start_hours, "high": BANK_CAP_LONGEST})
+    return terms
+
+
 def check_invitation(
     user,
     to: str | None,
@@ -53,9 +87,11 @@ def check_invitation(
     min_rating=None,
     max_rating=None,
     max_pace=None,
+    bank=None,
 ) -> dict:
     """The validated fields of a new invitation; an open one may limit who accepts it
-    (``fitting``)."""
+    (``fitting``). ``bank``: a time bank's terms instead of days per move
+    (``check_bank``)."""
     if to is not None and not isinstance(to, str):
         raise BadRequest("bad_request", _("'to' is a username, or null for an open invitation."))
     to = username(to, "to") if to else None  # None or "": an open invitation
@@ -78,6 +114,7 @@ def check_invitation(
     if not isinstance(rated, bool):
         raise BadRequest("bad_rated", _("'rated' is true (a rated game) or false (a casual one)."))
     check_client_seed(client_seed)
+    terms = check_bank(bank)
     to_user = None
     if to:
         to_user = get_user_model().objects.filter(username__iexact=to).first()
@@ -97,6 +134,7 @@ def check_invitation(
         "message": message,
         "rated": rated,
         "client_seed": client_seed,
+        **(terms.fields() if terms else NO_BANK),
     }
 
 
@@ -112,12 +150,14 @@ def do_invite(
     min_rating=None,
     max_rating=None,
     max_pace=None,
+    bank=None,
 ) -> Invitation:
     """Invite a player, anyone (``to`` None) or a computer opponent (it accepts at once).
 
     ``client_seed`` with the ``commitment`` it answers: the player's pending server seed
     (``commitments``), which the invitation takes. An open invitation may limit who
-    accepts it: ``min_rating``, ``max_rating``, ``max_pace`` (days per move)."""
+    accepts it: ``min_rating``, ``max_rating``, ``max_pace`` (days per move). ``bank``:
+    a time bank instead of days per move (``check_bank``)."""
     fields = check_invitation(
         user,
         to,
@@ -129,6 +169,7 @@ def do_invite(
         min_rating=min_rating,
         max_rating=max_rating,
         max_pace=max_pace,
+        bank=bank,
     )
     commitments.check_answer(client_seed, commitment)
     with transaction.atomic():
@@ -301,6 +342,7 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
             to_user=opponent,
             extra_wild=game.extra_wild,
             days_per_move=game.days_per_move,
+            **(Bank.of(game).fields() if Bank.of(game) else NO_BANK),
             rated=game.rated,
             message=str(_("Rematch?")),
             rematch_of=game,

@@ -14,15 +14,19 @@ never the player's history) and kept as a [seconds, turns] pair, the oldest pair
 past ``PACE_GAMES``. A turn runs from the event before the player's first one to their
 last one (their roll, any trick, their placing or Shanghai); it counts at most the game's
 days per move, so a holiday or a timed-out turn weighs as the whole allowance and no
-more. A turn lost on time counts at the allowance as well.
+more. A turn lost on time counts at the allowance as well. In a time bank game the
+allowance of a turn is what that turn began with: the player's bank, followed turn by turn
+from the log (what was left plus the increment, at most the cap; holidays, which the
+log does not hold, are not added back, so a turn after one counts a little less at most).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date
+from datetime import UTC, date, timedelta
 
 from django.db.models import Case, F, Value, When
 
+from .. import clock
 from ..models import Event, Game, MonthRecord, OpponentRecord, PlayerRecord, Seat, VariantRecord
 
 PACE_GAMES = 20
@@ -108,7 +112,9 @@ def _keep_paces(game: Game, seat_users: list[int]) -> None:
     loser = None
     if game.result_reason == "timeout" and game.winner_id is not None:
         loser = 1 - seat_users.index(game.winner_id)
-    times = turn_times(list(rows), game.days_per_move * 86400, timed_out=loser)
+    times = turn_times(
+        list(rows), game.days_per_move * 86400, timed_out=loser, bank=clock.Bank.of(game)
+    )
     records = PlayerRecord.objects.filter(user_id__in=seat_users).order_by("user_id")
     for record in records:
         seconds, turns = times[seat_users.index(record.user_id)]
@@ -120,18 +126,28 @@ def _keep_paces(game: Game, seat_users: list[int]) -> None:
         record.save(update_fields=["recent_turns", "pace"])
 
 
-def turn_times(rows, cap: float, timed_out: int | None = None) -> dict[int, tuple[float, int]]:
+def turn_times(
+    rows, cap: float, timed_out: int | None = None, bank: clock.Bank | None = None
+) -> dict[int, tuple[float, int]]:
     """The seconds each seat's turns took and how many, from a game's events in order as
     (seat, created_at) pairs (seat None: the server's). A run of one seat's events is a
-    turn, from the event before it to its last; each turn counts ``cap`` at most.
+    turn, from the event before it to its last; each turn counts ``cap`` at most, or with
+    a time ``bank``, what the seat's bank held as the turn began.
     ``timed_out``: the seat that lost on time, whose last turn ended with the game."""
     totals = {0: [0.0, 0], 1: [0.0, 0]}
+    allowance = {0: cap, 1: cap}
+    if bank is not None:
+        allowance = dict.fromkeys((0, 1), float(bank.start_hours * clock.HOUR))
     run_seat = run_began = run_ended = previous = None
 
     def close():
         if run_seat is not None and run_began is not None:
-            totals[run_seat][0] += min((run_ended - run_began).total_seconds(), cap)
+            took = (run_ended - run_began).total_seconds()
+            totals[run_seat][0] += min(took, allowance[run_seat])
             totals[run_seat][1] += 1
+            if bank is not None:
+                left = timedelta(seconds=allowance[run_seat] - took)
+                allowance[run_seat] = clock.bank_after_turn(bank, left)
 
     for seat, at in rows:
         if seat != run_seat:
@@ -140,6 +156,6 @@ def turn_times(rows, cap: float, timed_out: int | None = None) -> dict[int, tupl
         run_ended, previous = at, at
     close()
     if timed_out is not None and rows and rows[-1][0] is None and len(rows) > 1:
-        totals[timed_out][0] += cap
+        totals[timed_out][0] += allowance[timed_out]
         totals[timed_out][1] += 1
     return {seat: (seconds, turns) for seat, (seconds, turns) in totals.items()}

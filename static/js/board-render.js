@@ -104,6 +104,7 @@ export function statusHtml(game, ui) {
       const extra = clock.extended ? ` ${esc(t("clock.extended"))}` : "";
       lines.push(`<span class="clock">${html("clock.left", { left: timeLeft(clock.deadline) })}${extra}</span>`);
     }
+    if (clock.kind === "bank" && clock.banks) lines.push(banksHtml(game));
   }
   for (const side of ["opponent", "me"]) {
     for (const h of game.clock.away[side] || []) {
@@ -129,6 +130,33 @@ export function statusHtml(game, ui) {
 }
 
 // The time left until `iso`, in words (plain text).
+// A time bank game: each player's bank, the mover's counted down to their deadline (which
+// holds their holidays and any extra day), the other's as their last turn left it.
+export function banksHtml(game) {
+  const clock = game.clock;
+  const mover = game.view.turn;
+  const parts = ["me", "opponent"].map((side) => {
+    const seconds = side === mover && clock.deadline
+      ? Math.max(0, Math.floor((new Date(clock.deadline).getTime() - Date.now()) / 1000))
+      : clock.banks[side];
+    const name = side === "me" && !game.watching ? esc(t("status.you")) : nameHtml(game.players[side]);
+    const running = side === mover ? " running" : "";
+    return `<span class="bank ${side}${running}" data-bank-seconds="${String(seconds)}">${html("clock.bank_of", { name: raw(name), left: span(seconds) })}</span>`;
+  });
+  return `<span class="banks">${[esc(t("clock.bank")), ...parts].join(esc(t("status.separator")))}</span>`;
+}
+
+// A length of time as the clock says it: days and hours, hours, or minutes.
+export function span(seconds) {
+  const hours = Math.floor(seconds / 3600);
+  const days = Math.floor(hours / 24);
+  if (days > 0) {
+    if (hours % 24 === 0) return t("clock.days", { n: days });
+    return t("clock.days_hours", { days: t("clock.days", { n: days }), hours: t("clock.hours", { n: hours % 24 }) });
+  }
+  return hours > 0 ? t("clock.hours", { n: hours }) : t("clock.minutes", { n: Math.ceil(seconds / 60) });
+}
+
 export function timeLeft(iso) {
   const ms = new Date(iso).getTime() - Date.now();
   if (ms <= 0) return t("clock.passed");

@@ -39,7 +39,7 @@ TABLES = {
     # checks it against the log after each test); events are never updated, only added.
     "games": (
         Game,
-        ("version", "status", "deadline", "extended", "to_move_id", "winner_id"),
+        ("version", "status", "deadline", "extended", "to_move_id", "winner_id", "banks"),
     ),
     "seats": (Seat, ("game_id", "user_id", "seat")),
     "events": (Event, ("game_id", "seq", "kind")),
@@ -61,6 +61,9 @@ TABLES = {
             "min_rating",
             "max_rating",
             "max_pace",
+            "bank_start_hours",
+            "bank_increment_hours",
+            "bank_cap_hours",
         ),
     ),
     "reports": (Report, ("reporter_id", "game_id", "message_id", "reason", "status")),

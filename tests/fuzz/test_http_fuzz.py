@@ -153,6 +153,26 @@ def with_commitment(body: dict, value) -> dict:
 LIMITS = [None, 1, 14, 15, 0, -1, 100, 99, 1500, 3000, 3001, 2**63, 1.5, "1500", True, [], {}]
 
 
+# A time bank's terms: good ones, a cap below the start or past 30 days, the wrong kinds.
+BANK_HOURS = [24, 72, 0, 12, 168, 720, 721, 23, -24, 2**63, 72.0, "72", True, None, [], {}]
+BANKS = [
+    None,
+    {"start_hours": 72, "increment_hours": 24, "cap_hours": 168},
+    {"start_hours": 72, "increment_hours": 24},
+    [72, 24, 168],
+    "3 days",
+]
+
+
+def bank_terms(draw):
+    """A bank: one of BANKS, or three hours drawn (mostly good ones)."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(BANKS))
+    hours = st.sampled_from([72, 24, 168, *BANK_HOURS])
+    keys = ("start_hours", "increment_hours", "cap_hours")
+    return {key: draw(hours) for key in keys}
+
+
 def plan_invite(world: World, draw) -> Request:
     who = draw(who_strategy("anna", "anna-token", "carl"))
     body = {
@@ -167,6 +187,8 @@ def plan_invite(world: World, draw) -> Request:
     for key, good in (("min_rating", 1400), ("max_rating", 1600), ("max_pace", 2)):
         if draw(st.integers(0, 3)) == 0:  # one time in four: most invitations have none
             body[key] = draw(st.sampled_from([good, good, *LIMITS]))
+    if draw(st.integers(0, 2)) == 0:  # a time bank instead of days per move
+        body["bank"] = bank_terms(draw)
     body = with_commitment(body, commitment_for(world, draw, who))
     value = draw(mutated(body, [*NAMES, *DAYS, *LIMITS, True, False, None]))
     return api_request(draw, world, who, "/api/invitations/", value)
@@ -530,6 +552,10 @@ def plan_form(world: World, draw, form: str) -> Request:
             "min_rating": st.sampled_from([""] * 6 + ["1400", "99", "3001", "1.5", "x", "1" * 40]),
             "max_rating": st.sampled_from([""] * 6 + ["1600", "1300", "-1", "\u0661"]),
             "max_pace": st.sampled_from([""] * 6 + ["2", "0", "15", " 3 "]),
+            "clock": mostly(st.sampled_from(["days", "bank", "Bank", ""])),
+            "bank_start": mostly(st.sampled_from(["72", "24", "336", "25", "72.0", "-1"])),
+            "bank_increment": mostly(st.sampled_from(["24", "0", "48", "6", "true"])),
+            "bank_cap": mostly(st.sampled_from(["168", "720", "48", "721", "\u0661"])),
         }
     elif form == "play":
         game = world.active_game()

@@ -213,3 +213,21 @@ test("a game score's button counts its points in the language's forms", () => {
   assert.ok(totalHtml(game, "me", UI).includes('aria-label="1 point now for anna'));
   assert.ok(totalHtml(game, "opponent", UI).includes('aria-label="2 points now for bernd'));
 });
+
+test("a time bank game shows both banks in each side's colour, the mover's running down", () => {
+  const name = Object.keys(BOARDS).find((n) => BOARDS[n].status !== "finished" && BOARDS[n].turn === "me");
+  const deadline = new Date(Date.now() + (2 * 24 + 3) * 3600 * 1000 + 30000).toISOString();
+  const clock = {
+    kind: "bank", deadline, extended: false, can_extend: false, away: {},
+    bank: { start_hours: 72, increment_hours: 24, cap_hours: 168 },
+    banks: { me: 72 * 3600, opponent: 50 * 3600 },
+  };
+  const shown = statusHtml(gameOf(name, { clock }), UI);
+  assert.match(shown, /class="bank me running" data-bank-seconds="18\d{4}"/);
+  assert.match(shown, /class="bank opponent" data-bank-seconds="180000"/);
+  assert.ok(shown.includes(WORDS.clock.bank));
+  const days = render.span(50 * 3600);
+  assert.ok(shown.includes(days) && days.includes("2"), days);
+  const plain = statusHtml(gameOf(name, { clock: { ...clock, kind: "days", bank: null, banks: null } }), UI);
+  assert.ok(!plain.includes('class="bank'));
+});
