@@ -26,6 +26,7 @@ from shanghaien.lib.errors import BadRequest, Conflict, Forbidden, NotFound
 from shanghaien.lib.input import clean_text
 from shanghaien.lib.local_time import local_moment
 from shanghaien.lib.ratelimit import Limit
+from tournaments.services import entries as tournament_entries
 
 from .models import REASON_MAX, AuditEntry, Report
 
@@ -110,7 +111,9 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
         user.suspended_until = now + timedelta(days=days) if days else FOREVER
         user.suspension_reason = reason  # told to the player when they try to log in
         user.save(update_fields=["suspended_until", "suspension_reason"])
-        adjudicated = []
+        # leaves every tournament by its rules first: its games there are lost, and
+        # their matches forfeited (the other games follow)
+        adjudicated = tournament_entries.withdraw_everywhere(user, now=now)
         for game_id in Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).values_list(
             "pk", flat=True
         ):

@@ -6,9 +6,13 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from games import jobs
         from games.services import game_log
 
-        from .services import standings
+        from .services import stages, standings
+
+        # the worker starts tournaments at their deadline and each next stage or game
+        jobs.JOBS.setdefault("tournaments", stages.check_due)
 
         # a tournament game's end counts in its match and standings, in its transaction
         if standings.game_ended not in game_log.ended_hooks:

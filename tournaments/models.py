@@ -193,6 +193,9 @@ class MatchGame(models.Model):
     starter = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+")
     points_a = models.PositiveSmallIntegerField(null=True, blank=True)  # None while it runs
     points_b = models.PositiveSmallIntegerField(null=True, blank=True)
+    # the game's final scores from each side (the tie-break of a level knock-out match)
+    score_a = models.SmallIntegerField(null=True, blank=True)
+    score_b = models.SmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "number"]
