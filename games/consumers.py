@@ -33,10 +33,11 @@ from .access import access_game
 from .live import broadcast
 from .live.broadcast import game_group, user_group
 from .live.reads import FRAMES, WATCHER
+from .live.topics import TOPICS, WATCHED_MAX, topic_group
 from .models import ChatMessage, Game, Invitation
 from .serializers import chat_json, invitation_json
 from .services import chat, commands, presence
-from .socket_messages import ADAPTERS, GAME_SOCKET
+from .socket_messages import ADAPTERS, GAME_SOCKET, LOBBY_SOCKET
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ PRESENCE_SECOND_LOOK = 5
 # work): (frames a second, burst).
 SYNCS = (1, 10)
 CHATS = (1, 5)
+WATCHES = (1, 10)  # a lobby socket's watch frames
 
 
 class Leases:
@@ -403,6 +405,8 @@ class GameConsumer(JsonProtocolConsumer):
 
 class LobbyConsumer(JsonProtocolConsumer):
     group = None
+    watches = None  # the budget of its watch frames (each may read the database)
+    watched = None  # the groups of the topics it watches (games.live.topics), oldest first
     counted = False  # counted in the open sockets' metric
 
     async def connect(self):
@@ -432,19 +436,71 @@ class LobbyConsumer(JsonProtocolConsumer):
                 await self.channel_layer.group_discard(group, self.channel_name)
             except Exception:  # the layer is away; its group membership expires
                 logger.warning("could not leave the lobby group", exc_info=True)
+        watched, self.watched = self.watched or [], None
+        for topic in watched:
+            await self._unwatch(topic)
 
     async def receive_json(self, content, **kwargs):
-        if content["type"] != "ping":
+        kind = content["type"]
+        if kind not in LOBBY_SOCKET:
             return await self.send_error(
-                "unknown_type", _("The lobby socket only listens; send 'ping'.")
+                "unknown_type", _("The lobby socket takes 'ping' and 'watch'.")
             )
         try:
-            ADAPTERS["ping"].validate_python(content)
+            ADAPTERS[kind].validate_python(content)
         except ValidationError as error:
-            fields = ", ".join(unknown_fields(error))
-            message = _("Unknown fields: %(fields)s.") % {"fields": fields}
+            unknown = unknown_fields(error)
+            if unknown:
+                message = _("Unknown fields: %(fields)s.") % {"fields": ", ".join(unknown)}
+            else:
+                message = _("A watch message is {type, topic, id}, id a positive number.")
             return await self.send_error("bad_request", message)
+        if kind == "watch":
+            if self.watches is None:
+                self.watches = FrameBudget(*WATCHES)
+            wait = self.watches.take()
+            if wait:
+                return await self.send_rate_limited(_("Too many watch requests."), wait)
+            return await self.watch(content["topic"], content["id"])
         await self.send_json({"type": "pong"})
+
+    async def watch(self, topic: str, pk: int) -> None:
+        """Join the group of a registered topic's ``pk`` (``games.live.topics``), if it
+        exists and this player may see it; the oldest watched one is left past
+        ``WATCHED_MAX``."""
+        exists = TOPICS.get(topic)
+        if exists is None:
+            return await self.send_error(
+                "unknown_topic", _("Nothing called %(topic)r can be watched.") % {"topic": topic}
+            )
+        if self.watched is None:
+            self.watched = []
+        group = topic_group(topic, pk)
+        if group not in self.watched:
+            if not await database_sync_to_async(exists)(self.user, pk):
+                return await self.send_error("not_found", _("There is no such thing to watch."))
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.watched.append(group)
+            while len(self.watched) > WATCHED_MAX:
+                await self._unwatch(self.watched.pop(0))
+        await self.send_json({"type": "watching", "topic": topic, "id": pk})
+
+    async def _unwatch(self, group: str) -> None:
+        try:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception:  # the layer is away; its group membership expires
+            logger.warning("could not leave a watched topic's group", exc_info=True)
+
+    async def topic_changed(self, event):
+        if self.watched and topic_group(event["topic"], event["id"]) in self.watched:
+            await self.send_json(
+                {
+                    "type": "changed",
+                    "topic": event["topic"],
+                    "id": event["id"],
+                    "version": event["version"],
+                }
+            )
 
     @database_sync_to_async
     def _waiting(self) -> tuple[int, list[int]]:

@@ -49,6 +49,16 @@ class PingFrame(Message):
     type: Literal["ping"]
 
 
+class WatchFrame(Message):
+    """The lobby socket: tell me when this ``topic``'s ``id`` changes (a topic an app
+    registered, ``games.live.topics``: ``tournament``). At most a few at once, the
+    oldest dropped."""
+
+    type: Literal["watch"]
+    topic: Annotated[str, Field(pattern="^[a-z_]{1,30}$")]
+    id: Annotated[int, Field(ge=1, le=2**63 - 1)]
+
+
 # --- what the server sends ---------------------------------------------------------------
 
 
@@ -147,6 +157,24 @@ class InvitationFrame(Message):
     invitation: Invitation  # as GET /api/invitations/ lists it
 
 
+class ChangedFrame(Message):
+    """A watched ``topic``'s ``id`` changed and is at ``version``: reload what shows it."""
+
+    type: Literal["changed"]
+    topic: str
+    id: int
+    version: Annotated[int, Field(ge=0)]
+
+
+class WatchingFrame(Message):
+    """The answer to ``watch``: this socket now hears of every change of the topic's
+    ``id`` (``changed``)."""
+
+    type: Literal["watching"]
+    topic: str
+    id: int
+
+
 class PongFrame(Message):
     """The answer to ``ping``."""
 
@@ -155,7 +183,7 @@ class PongFrame(Message):
 
 # What each socket takes from a client, by ``type``.
 GAME_SOCKET = {"command": CommandFrame, "chat": ChatFrame, "sync": SyncFrame}
-LOBBY_SOCKET = {"ping": PingFrame}
+LOBBY_SOCKET = {"ping": PingFrame, "watch": WatchFrame}
 
 # Every frame, by the name docs/protocol.md gives its schema.
 CLIENT_FRAMES: dict[str, type[Message]] = {
@@ -163,6 +191,7 @@ CLIENT_FRAMES: dict[str, type[Message]] = {
     "client.chat": ChatFrame,
     "client.sync": SyncFrame,
     "client.ping": PingFrame,
+    "client.watch": WatchFrame,
 }
 SERVER_FRAMES: dict[str, type[Message]] = {
     "server.state": StateFrame,
@@ -176,6 +205,8 @@ SERVER_FRAMES: dict[str, type[Message]] = {
     "server.games_changed": GamesChangedFrame,
     "server.invitation": InvitationFrame,
     "server.pong": PongFrame,
+    "server.watching": WatchingFrame,
+    "server.changed": ChangedFrame,
 }
 DECLARED = {**CLIENT_FRAMES, **SERVER_FRAMES}
 ADAPTERS = {kind: TypeAdapter(model) for kind, model in {**GAME_SOCKET, **LOBBY_SOCKET}.items()}

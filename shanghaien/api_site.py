@@ -33,6 +33,7 @@ import accounts.api
 import games.api
 import moderation.api
 import shanghaien.lib.urls  # noqa: F401  (the <username:…> converter)
+import tournaments.api
 from shanghaien.lib.errors import NotFound, ServiceError, TooLarge
 from shanghaien.lib.input import MAX_BODY, JsonBodyParser
 from shanghaien.lib.outage import is_database_unavailable, outage_response
@@ -82,6 +83,7 @@ api = Api(
 api.add_router("/", accounts.api.router)
 api.add_router("/", games.api.router)
 api.add_router("/", moderation.api.router)
+api.add_router("/", tournaments.api.router)
 
 
 @api.exception_handler(ServiceError)

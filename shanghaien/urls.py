@@ -40,6 +40,7 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("ratings.urls")),
     path("", include("games.urls")),
+    path("", include("tournaments.urls")),
     # the moderators' console (moderation.views)
     path("", include("moderation.urls")),
     # Anything else under api/, line breaks included (<path:…> stops at one): a JSON 404.

@@ -9,6 +9,7 @@ class TournamentsConfig(AppConfig):
         from games import jobs
         from games.services import game_log
 
+        from . import live, telling
         from .services import stages, standings
 
         # the worker starts tournaments at their deadline and each next stage or game
@@ -17,3 +18,8 @@ class TournamentsConfig(AppConfig):
         # a tournament game's end counts in its match and standings, in its transaction
         if standings.game_ended not in game_log.ended_hooks:
             game_log.ended_hooks.append(standings.game_ended)
+
+        # open tournament pages watch it over the lobby socket
+        live.register()
+        # the words of its notifications, in each player's language
+        telling.register()

@@ -130,3 +130,14 @@ def chat(game_id: int, message_id: int) -> None:
 
 def chat_hidden(game_id: int, message_id: int) -> None:
     _send((game_group(game_id), {"type": "chat.hidden", "id": message_id}))
+
+
+def topic_group(name: str, pk: int) -> str:
+    """The group of the lobby sockets watching a registered topic (``topics``)."""
+    return f"topic.{name}.{pk}"
+
+
+def topic_changed(name: str, pk: int, version: int) -> None:
+    """Every lobby socket watching (``name``, ``pk``) hears that it is at ``version``."""
+    message = {"type": "topic.changed", "topic": name, "id": pk, "version": version}
+    _send((topic_group(name, pk), message))

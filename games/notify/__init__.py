@@ -9,10 +9,13 @@ words, and the delivery.
   (``models.Notification``) the player's choices ask for;
 - ``mail`` and ``push``: the words of an email and of a push notification, one
   function a kind each, composed when sent;
+- ``writers``: the words of a kind an app above games writes (tournaments), registered
+  by that app, so that games never imports it;
 - ``send``: the worker's delivery of the outbox: claiming rows, retries, failures;
 - ``views`` and ``admin``: the preferences page, the unsubscribe link, the admin.
 
 Adding a kind: a row in ``kinds.KINDS``, its compose function in ``mail`` (and ``push``
 if it is pushed), then ``makemigrations`` (the outbox's choices), and a call to
-``queue.tell`` where it happens.
+``queue.tell`` where it happens. A kind of an app above games registers its compose
+functions in ``writers`` instead.
 """

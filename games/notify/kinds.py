@@ -145,6 +145,25 @@ KINDS: tuple[Kind, ...] = (
         ),
     ),
     Kind(
+        "tournament",
+        _("tournament news"),
+        # written by the tournaments app (``writers``): the key is "<id>:<event>"
+        compose="tournament",
+        title=_("A tournament starts, a game of yours in it begins, or it ends"),
+        email=Choice(
+            "email_tournaments",
+            _("email me about my tournaments"),
+            _(
+                "When a tournament you signed up for starts, a new game of yours in it begins, "
+                "and when it ends."
+            ),
+        ),
+        push=Choice("push_tournaments", _("notify my devices about my tournaments")),
+        footer=_("To stop the emails about your tournaments, open:\n%(url)s\n"),
+        question=_("Stop the emails about the tournaments you play in?"),
+        unsubscribed=_("You will no longer get an email about your tournaments."),
+    ),
+    Kind(
         "digest",
         _("daily digest"),
         compose="digest",

@@ -24,7 +24,7 @@ from ..access import seating
 from ..clock import effective_deadline
 from ..models import Game, Invitation, Notification
 from ..services.presence import has_game_open
-from . import kinds, preferences
+from . import kinds, preferences, writers
 
 Email = tuple[str, str] | str  # (subject, body), or why it is not sent
 
@@ -80,7 +80,9 @@ def _compose(notification: Notification, kind: kinds.Kind | None) -> Email:
         return "no email address"
     if not user.email_confirmed():  # changed since, to an address not yet confirmed
         return "address not confirmed"
-    write = globals().get(kind.compose) if kind and kind.email else None
+    write = None
+    if kind and kind.email:
+        write = globals().get(kind.compose) or writers.EMAIL.get(kind.compose)
     if write is None:
         return "unknown kind"
     return write(notification)

@@ -23,7 +23,7 @@ from shanghaien.lib.webpush import TTL_MAX, Message
 from ..access import seating
 from ..clock import effective_deadline
 from ..models import Game, Notification
-from . import kinds
+from . import kinds, writers
 from .mail import open_invitation, turn_passed
 
 BODY_MAX = 160  # characters: what a lock screen shows of a notification
@@ -49,7 +49,9 @@ def compose(notification: Notification) -> Message | str:
 
 def _compose(notification: Notification) -> Message | str:
     kind = kinds.get(notification.kind)
-    write = globals().get(kind.compose) if kind and kind.push else None
+    write = None
+    if kind and kind.push:
+        write = globals().get(kind.compose) or writers.PUSH.get(kind.compose)
     if write is None:
         return "no push for this kind"
     return write(notification)
@@ -76,7 +78,7 @@ def timeout(notification: Notification) -> Message:
     else:
         title = _("Game %(id)d lost on time") % {"id": game.pk}
         body = _("You did not move before the deadline.")
-    return _game_message(game, title, body, TIMEOUT_TTL)
+    return game_message(game, title, body, TIMEOUT_TTL)
 
 
 def invitation(notification: Notification) -> Message | str:
@@ -88,13 +90,13 @@ def invitation(notification: Notification) -> Message | str:
         "name": invitation.from_user.username
     }
     body = invitation.message or _("Accept or decline in your lobby.")
-    payload = {"title": title, "body": _short(body), "url": "/", "tag": tag}
+    payload = {"title": title, "body": short(body), "url": "/", "tag": tag}
     return Message(payload=payload, topic=tag, ttl=INVITATION_TTL)
 
 
-def _game_message(game: Game, title: str, body: str, ttl: int, urgency="normal") -> Message:
+def game_message(game: Game, title: str, body: str, ttl: int, urgency="normal") -> Message:
     tag = f"game-{game.pk}"
-    payload = {"title": title, "body": _short(body), "url": f"/games/{game.pk}/", "tag": tag}
+    payload = {"title": title, "body": short(body), "url": f"/games/{game.pk}/", "tag": tag}
     return Message(payload=payload, topic=tag, ttl=ttl, urgency=urgency)
 
 
@@ -108,12 +110,12 @@ def _about_the_turn(notification, user, game: Game) -> Message:
     if notification.kind == "turn":
         title = _("Your turn against %(opponent)s") % names
         body = _("Move by %(when)s.") % names if deadline else _("It is your move.")
-        return _game_message(game, title, body, ttl)
+        return game_message(game, title, body, ttl)
     title = _("Reminder: your move against %(opponent)s") % names
     body = _("A fifth of your time is left: move by %(when)s.") % names
-    return _game_message(game, title, body, ttl, urgency="high")
+    return game_message(game, title, body, ttl, urgency="high")
 
 
-def _short(text: str) -> str:
+def short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= BODY_MAX else text[: BODY_MAX - 1] + "…"

@@ -62,3 +62,63 @@ async def test_the_lobby_answers_ping_and_refuses_other_messages(sockets, player
     assert refused["code"] == "bad_request" and "at" in refused["message"]
     await socket.send_json_to({"type": "ping"})
     assert await socket.receive_json_from(timeout=5) == {"type": "pong"}
+
+
+@pytest.fixture
+def a_topic():
+    """A topic registered as an app above games would: ids 1–8 exist, 9 is hidden."""
+    from games.live import topics
+
+    topics.register("test_topic", lambda user, pk: pk < 9)
+    yield "test_topic"
+    del topics.TOPICS["test_topic"]
+
+
+async def test_a_watched_topic_is_told_of_its_changes(sockets, players, a_topic):
+    from games.live import topics
+
+    socket, _ = await lobby(sockets, players["anna"])
+    other, _ = await lobby(sockets, players["bernd"])
+    await socket.send_json_to({"type": "watch", "topic": a_topic, "id": 3})
+    assert check(await socket.receive_json_from(timeout=5)) == {
+        "type": "watching",
+        "topic": a_topic,
+        "id": 3,
+    }
+    await database_sync_to_async(topics.changed)(a_topic, 3, 7)
+    frame = check(await socket.receive_json_from(timeout=5))
+    assert frame == {"type": "changed", "topic": a_topic, "id": 3, "version": 7}
+    assert await other.receive_nothing(timeout=0.3)  # not watching
+    await database_sync_to_async(topics.changed)(a_topic, 4, 1)  # another id
+    assert await socket.receive_nothing(timeout=0.3)
+
+
+async def test_a_bad_watch_gets_an_error_and_the_socket_stays(sockets, players, a_topic):
+    socket, _ = await lobby(sockets, players["carl"])
+    for frame, code in (
+        ({"type": "watch", "topic": "nothing", "id": 1}, "unknown_topic"),
+        ({"type": "watch", "topic": a_topic, "id": 9}, "not_found"),
+        ({"type": "watch", "topic": a_topic, "id": 0}, "bad_request"),
+        ({"type": "watch", "topic": a_topic, "id": "1"}, "bad_request"),
+        ({"type": "watch", "topic": a_topic}, "bad_request"),
+        ({"type": "watch", "topic": a_topic, "id": 1, "x": 1}, "bad_request"),
+        ({"type": "watch", "topic": ["a"], "id": 1}, "bad_request"),
+    ):
+        await socket.send_json_to(frame)
+        refused = check(await socket.receive_json_from(timeout=5))
+        assert refused["type"] == "error" and refused["code"] == code, frame
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_json_from(timeout=5) == {"type": "pong"}
+
+
+async def test_a_socket_watches_a_few_topics_the_oldest_dropped(sockets, players, a_topic):
+    from games.live import topics
+
+    socket, _ = await lobby(sockets, players["anna"])
+    for pk in range(1, topics.WATCHED_MAX + 2):
+        await socket.send_json_to({"type": "watch", "topic": a_topic, "id": pk})
+        assert (await socket.receive_json_from(timeout=5))["type"] == "watching"
+    await database_sync_to_async(topics.changed)(a_topic, 1, 2)  # the oldest: dropped
+    assert await socket.receive_nothing(timeout=0.3)
+    await database_sync_to_async(topics.changed)(a_topic, topics.WATCHED_MAX + 1, 2)
+    assert (await socket.receive_json_from(timeout=5))["type"] == "changed"

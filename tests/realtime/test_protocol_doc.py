@@ -34,6 +34,7 @@ def test_every_frame_is_declared():
         "client.chat",
         "client.sync",
         "client.ping",
+        "client.watch",
         "server.chat",
         "server.chat_hidden",
         "server.presence",
@@ -45,6 +46,8 @@ def test_every_frame_is_declared():
         "server.games_changed",
         "server.invitation",
         "server.pong",
+        "server.watching",
+        "server.changed",
     }
 
 
