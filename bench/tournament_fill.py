@@ -34,7 +34,6 @@ from datetime import timedelta
 TOURNAMENT_BASE = 8_000_000  # the first tournament game's id
 PLAYERS = 64
 GROUP_SIZE = 4
-ROUND_ROBIN_PAIRS = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)]
 
 
 def shapes(name: str, due: int) -> dict[str, int]:
@@ -73,10 +72,11 @@ def log(*parts) -> None:
 
 @dataclass
 class Templates:
-    """The template games: (id, first player's seat, winner's seat or None) finished;
+    """The template games: (id, first player's seat, winner's seat or None, scores)
+    finished;
     (id, first player's seat, seat to move) under way."""
 
-    finished: list[tuple[int, int, int | None]]
+    finished: list[tuple[int, int, int | None, tuple[int, int]]]
     active: list[tuple[int, int, int]]
 
 
@@ -105,59 +105,62 @@ def templates() -> Templates:
         if first is None or len(seats) != 2:
             continue
         if game.status == "finished":
-            finished.append((game.pk, first, seats.get(game.winner_id)))
+            scores = (game.score0 or 0, game.score1 or 0)
+            finished.append((game.pk, first, seats.get(game.winner_id), scores))
         elif game.status == "active" and game.to_move_id in seats:
             active.append((game.pk, first, seats[game.to_move_id]))
     return Templates(finished, active)
 
 
 class Builder:
-    """The rows of one database's tournaments, planned in memory, then written."""
+    """The rows of one database's tournaments, planned in memory, then written. The
+    draw, pairings, standings and places are ``tournaments.formats``'s, as the services
+    make them (entries are keyed by ``id()`` there: unsaved rows are not hashable)."""
 
     def __init__(self, players: list[tuple[int, int]], tpl: Templates, now, seed: int = 37):
         self.players = players  # (user id, rating)
         self.tpl, self.now = tpl, now
         self.rng = random.Random(seed)
         self.plan = Plan()
-        self.counter = 0
 
     # -- games --------------------------------------------------------------------------
 
-    def game(self, match, number, starter, other, began, over_at=None, mover=None):
+    def game(self, match, number, starter, began, over_at=None, mover=None):
         """A copied game of ``match``: ``starter`` begins; finished at ``over_at`` with the
-        template's result, else under way (``mover`` to move, when given). The winner."""
+        template's result, else under way (``mover`` to move, when given)."""
+        other = match.entry_b if starter is match.entry_a else match.entry_a
         game_id = self.plan.next_game
         self.plan.next_game += 1
-        if over_at is not None:
-            tpl, first, win_seat = self.rng.choice(self.tpl.finished)
-        else:
+        if over_at is None:
             pool = self.tpl.active
             if mover is not None:  # a template whose seat to move is the mover's
                 pool = [t for t in pool if (t[1] == t[2]) == (mover is starter)] or pool
             tpl, first, turn = self.rng.choice(pool)
+        else:
+            tpl, first, win_seat, scores = self.rng.choice(self.tpl.finished)
         seats = [None, None]
         seats[first], seats[1 - first] = starter, other
         row = {"id": game_id, "tpl": tpl, "p0": seats[0].user_id, "p1": seats[1].user_id}
         if over_at is None:
             # the turn began within the last 20 hours: nothing due for days
             turn_at = self.now - timedelta(minutes=self.rng.randint(1, 1200))
-            row.update(status="active", began=began, over=None, winner=None)
+            row.update(status="active", began=began, over=None, winner=None, turn=turn_at)
             row["to_move"] = seats[turn].user_id
-            row["turn"] = turn_at
             self.plan.games.append(row)
             self.plan.match_games.append((match, number, starter, game_id))
-            return None
+            return
         winner = seats[win_seat] if win_seat is not None else None
-        row.update(status="finished", began=began, over=over_at)
+        row.update(status="finished", began=began, over=over_at, to_move=None, turn=None)
         row["winner"] = winner.user_id if winner else None
-        row.update(to_move=None, turn=None)
         self.plan.games.append(row)
-        a_points = 1 if winner is None else (2 if winner is match.entry_a else 0)
-        self.plan.match_games.append((match, number, starter, game_id, a_points, 2 - a_points))
-        match.points_a += a_points
-        match.points_b += 2 - a_points
+        pa = 1 if winner is None else (2 if winner is match.entry_a else 0)
+        a_seat = 0 if seats[0] is match.entry_a else 1
+        sa, sb = scores[a_seat], scores[1 - a_seat]
+        self.plan.match_games.append((match, number, starter, game_id, pa, 2 - pa, sa, sb))
+        match.points_a += pa
+        match.points_b += 2 - pa
         match.games_played += 1
-        return winner
+        match.scores = (match.scores[0] + sa, match.scores[1] + sb)
 
     # -- matches ------------------------------------------------------------------------
 
@@ -165,58 +168,60 @@ class Builder:
         from tournaments.models import Match
 
         match = Match(tournament=t, stage=stage, group=group, slot=slot, entry_a=a, entry_b=b)
+        match.scores = (0, 0)
         self.plan.matches.append(match)
         return match
 
-    def play(self, match, began, until, over: bool, knockout: bool, last: bool = False):
-        """Play ``match``'s games, begun at ``began``, finished by ``until``: all of them
+    def play(self, match, began, until, over: bool, last: bool = False):
+        """Play ``match``'s games, begun at ``began``, over by ``until``: all of them
         (``over``), or one or both of its two still under way. ``last``: its second game
         alone under way, the loser of the first to move (resigning decides the match)."""
+        from tournaments import formats
+
         a, b = match.entry_a, match.entry_b
+        knockout = match.group is None
         span = max((until - began).total_seconds(), 7200)
 
         def moment():
             return began + timedelta(seconds=self.rng.uniform(0.05, 0.9) * span)
 
         open_games = 0 if over else (1 if last else self.rng.choice([1, 2, 2]))
-        first = None
-        if open_games < 2:
-            first = self.game(match, 1, a, b, began, over_at=moment())
-        else:
-            self.game(match, 1, a, b, began)
+        self.game(match, 1, a, began, over_at=moment() if open_games < 2 else None)
         if open_games:
             mover = None
-            if last and first is not None:
-                mover = b if first is a else a
-            self.game(match, 2, b, a, began, mover=mover)
+            if last:
+                mover = b if match.points_a > match.points_b else a
+            self.game(match, 2, b, began, mover=mover)
             match.status = "playing"
             return
-        self.game(match, 2, b, a, began, over_at=moment())
+        self.game(match, 2, b, began, over_at=moment())
         decided = began + timedelta(seconds=0.95 * span)
         match.decided_by = "games"
         if match.points_a == match.points_b and knockout:
-            self.game(match, 3, a, b, began, over_at=decided - timedelta(minutes=5))
+            # the third game: the higher seed begins
+            third = a if a.seed <= b.seed else b
+            self.game(match, 3, third, began, over_at=decided - timedelta(minutes=5))
             if match.points_a == match.points_b:
                 match.decided_by = "tiebreak"
         match.status, match.decided_at = "decided", decided
-        if match.points_a != match.points_b:
-            match.winner = a if match.points_a > match.points_b else b
-        elif knockout:
-            match.winner = a  # the written tie-break: the higher seed
         if knockout:
-            loser = b if match.winner is a else a
-            loser.status = "out"
+            side = formats.knockout_winner(
+                match.points_a, match.points_b, *match.scores, a.seed, b.seed
+            )
+            match.winner = a if side == "a" else b
+            (b if side == "a" else a).status = "out"
+        elif match.points_a != match.points_b:
+            match.winner = a if match.points_a > match.points_b else b
 
     # -- stages -------------------------------------------------------------------------
 
-    def tournament(self, name, fmt, status, started_days: float, **fields):
+    def tournament(self, name, fmt, status, started_days: float, stage=0):
         from tournaments.models import Tournament
 
-        creator = self.rng.choice(self.players)[0]
         started = self.now - timedelta(days=started_days)
         t = Tournament(
             name=name,
-            created_by_id=creator,
+            created_by_id=self.rng.choice(self.players)[0],
             format=fmt,
             status=status,
             rated=False,
@@ -227,12 +232,13 @@ class Builder:
             advance=2,
             signup_deadline=started,
             started_at=started if status != "signup" else None,
-            **fields,
+            stage=stage,
         )
         self.plan.tournaments.append(t)
         return t
 
     def entries(self, t, count=PLAYERS, seeded=True):
+        """``count`` players, seeded by rating (1: the highest) when ``seeded``."""
         from tournaments.models import Entry
 
         chosen = self.rng.sample(self.players, count)
@@ -250,53 +256,44 @@ class Builder:
         """Groups by rating snake, every match of each group under way at once (about half
         decided unless ``over``), the standings of the decided ones. Each group's entries
         in their place order when ``over``."""
-        count = len(entries) // GROUP_SIZE
-        groups = [[] for _ in range(count)]
-        for i, entry in enumerate(entries):
-            row, pos = divmod(i, count)
-            g = pos if row % 2 == 0 else count - 1 - pos
-            entry.group = g
-            groups[g].append(entry)
-        slot, matches = 0, []
-        for g, members in enumerate(groups):
-            for i, j in ROUND_ROBIN_PAIRS:
-                m = self.match(t, 1, slot, members[i], members[j], group=g)
-                slot += 1
-                done = over or self.rng.random() < 0.5
-                self.play(m, began, until, over=done, knockout=False)
-                matches.append(m)
-        self.standings(matches)
-        if not over:
-            return None
-        ordered = []
-        for members in groups:
-            members.sort(
-                key=lambda e: (-e.match_points, -e.game_points, -e.sonneborn_berger, e.seed)
-            )
-            for place, entry in enumerate(members, start=1):
-                entry.place = place
-                if place > t.advance:
-                    entry.status = "out"
-            ordered.append(members)
-        return ordered
+        from tournaments import formats
 
-    def standings(self, matches):
-        decided = [m for m in matches if m.status == "decided"]
-        for m in decided:
-            sides = ((m.entry_a, m.points_a, m.points_b), (m.entry_b, m.points_b, m.points_a))
-            for e, mine, theirs in sides:
-                e.matches_played += 1
-                e.game_points += mine
-                e.match_points += 2 if mine > theirs else (1 if mine == theirs else 0)
-        for m in decided:
-            a, b = m.entry_a, m.entry_b
-            if m.points_a > m.points_b:
-                a.sonneborn_berger += 2 * b.match_points
-            elif m.points_b > m.points_a:
-                b.sonneborn_berger += 2 * a.match_points
-            else:
-                a.sonneborn_berger += b.match_points
-                b.sonneborn_berger += a.match_points
+        dealt = formats.snake(entries, formats.group_count(len(entries), t.group_size))
+        slot, placed = 0, []
+        for g, members in enumerate(dealt):
+            matches = []
+            for a, b in formats.round_robin(members):
+                m = self.match(t, 1, slot, a, b, group=g)
+                slot += 1
+                self.play(m, began, until, over=over or self.rng.random() < 0.5)
+                matches.append(m)
+            for e in members:
+                e.group = g
+            results = [
+                formats.Result(
+                    id(m.entry_a),
+                    id(m.entry_b),
+                    m.points_a,
+                    m.points_b,
+                    id(m.winner) if m.winner else None,
+                )
+                for m in matches
+                if m.status == "decided"
+            ]
+            table = formats.tally({id(e): e.seed for e in members}, results)
+            for e in members:
+                line = table[id(e)]
+                e.match_points, e.game_points = line.match_points, line.game_points
+                e.sonneborn_berger, e.matches_played = line.sonneborn_berger, line.played
+            if over:
+                by_key = {id(e): e for e in members}
+                ordered = [by_key[k] for k in formats.order(table, results)]
+                for place, e in enumerate(ordered, start=1):
+                    e.place = place
+                    if place > t.advance:
+                        e.status = "out"
+                placed.append(ordered)
+        return placed if over else None
 
     def knockout(self, t, stage, pairs, began, until, over: bool, ready: bool = False):
         """A knock-out round of ``pairs``: every match over, or about half of them still
@@ -307,30 +304,27 @@ class Builder:
             m = self.match(t, stage, slot, a, b)
             if ready:
                 last = slot == len(pairs) - 1
-                self.play(m, began, until, over=not last, knockout=True, last=last)
+                self.play(m, began, until, over=not last, last=last)
             else:
-                done = over or self.rng.random() < 0.5
-                self.play(m, began, until, over=done, knockout=True)
+                self.play(m, began, until, over=over or self.rng.random() < 0.5)
             matches.append(m)
         return [m.winner for m in matches] if over else None
 
     @staticmethod
-    def seeded_pairs(entries):
-        """1 against 64, 32 against 33, … in bracket order (a round's winners meet in
-        order: slot 0's against slot 1's)."""
-        n = len(entries)
-        order = [1]
-        while len(order) < n:
-            size = len(order) * 2
-            order = [x for s in order for x in (s, size + 1 - s)]
-        by_seed = {e.seed: e for e in entries}
-        return [(by_seed[order[i]], by_seed[order[i + 1]]) for i in range(0, n, 2)]
+    def seeded_pairs(ranked):
+        """The first round of a knock-out of ``ranked`` (best first): 1 against 64, …"""
+        from tournaments import formats
+
+        return [(ranked[a - 1], ranked[b - 1]) for a, b in formats.bracket(len(ranked))]
 
     @staticmethod
-    def from_groups(ordered):
-        """Group winners against another group's runner-up."""
-        n = len(ordered)
-        return [(ordered[g][0], ordered[(g + 1) % n][1]) for g in range(n)]
+    def from_groups(placed, advance):
+        """The knock-out's first round from the groups' places, as the services seed it."""
+        from tournaments import formats
+
+        by_key = {id(e): e for members in placed for e in members}
+        keys = formats.qualifiers([[id(e) for e in members] for members in placed], advance)
+        return Builder.seeded_pairs([by_key[k] for k in keys])
 
     @staticmethod
     def next_pairs(winners):
@@ -347,8 +341,7 @@ class Builder:
             self.knockout(t, 1, pairs, t.started_at, now, over=False, ready=True)
         for k in range(kinds["groups"]):
             days = self.rng.uniform(1, 6)
-            t = self.tournament(f"Groups stage {k + 1}", "groups_knockout", "running", days)
-            t.stage = 1
+            t = self.tournament(f"Groups stage {k + 1}", "groups_knockout", "running", days, 1)
             self.groups(t, self.entries(t), t.started_at, now, over=False)
         for k in range(kinds["bracket"]):
             t = self.tournament(f"Knock-out stage {k + 1}", "groups_knockout", "running", 20)
@@ -368,8 +361,7 @@ class Builder:
             t.finished_at = t.started_at
             self.entries(t, count=self.rng.randint(2, 6), seeded=False)
         for k in range(kinds["signup"]):
-            days = -(3 + k % 10)
-            t = self.tournament(f"Open cup {k + 1}", "groups_knockout", "signup", days)
+            t = self.tournament(f"Open cup {k + 1}", "groups_knockout", "signup", -(3 + k % 10))
             t.featured = k % 5 == 0
             t.check_at = t.signup_deadline  # the start, on the worker's index
             self.entries(t, count=self.rng.randint(3, 40), seeded=False)
@@ -379,10 +371,12 @@ class Builder:
     def finals(self, t, entries, upto: int | None):
         """Groups (stage 1), then knock-out rounds (stage 2 on): every stage before
         ``upto`` over, ``upto`` under way; all of them and the final places when None."""
+        from tournaments import formats
+
         start = t.started_at
         step = (self.now - start) / (7 if upto is None else upto)
-        ordered = self.groups(t, entries, start, start + step, over=True)
-        pairs, stage, final = self.from_groups(ordered), 2, None
+        placed = self.groups(t, entries, start, start + step, over=True)
+        pairs, stage, rounds = self.from_groups(placed, t.advance), 2, []
         while pairs:
             began = start + step * (stage - 1)
             if stage == upto:
@@ -390,20 +384,23 @@ class Builder:
                 self.knockout(t, stage, pairs, began, self.now, over=False)
                 return
             winners = self.knockout(t, stage, pairs, began, began + step, over=True)
-            final = self.plan.matches[-1]
+            rounds.append(self.plan.matches[-len(pairs) :])
             pairs = self.next_pairs(winners) if len(winners) > 1 else []
             stage += 1
-        champion = final.winner
-        t.stage, t.winner_id, t.finished_at = stage - 1, champion.user_id, final.decided_at
-        # the champion, the finalist, then by the round each went out in, then the seeds
-        out_in = {}  # by id(): unsaved entries are not hashable
-        for m in self.plan.matches:
-            if m.tournament is t and m.group is None:
-                out_in[id(m.entry_b if m.winner is m.entry_a else m.entry_a)] = m.stage
-        out_in[id(champion)] = stage
-        ranked = sorted(entries, key=lambda e: (-out_in.get(id(e), 1), e.place or 9, e.seed))
-        for place, entry in enumerate(ranked, start=1):
-            entry.final_place = place
+        final = rounds[-1][0]
+        t.stage, t.winner_id, t.finished_at = stage - 1, final.winner.user_id, final.decided_at
+        # the knock-out's places by round, then the groups' thirds, fourths, … sharing
+        by_round = formats.knockout_places(len(rounds))
+        final.winner.final_place = 1
+        for r, matches in enumerate(rounds):
+            for m in matches:
+                (m.entry_b if m.winner is m.entry_a else m.entry_a).final_place = by_round[r]
+        base = 2 * len(rounds[0])  # the knock-out's players
+        for place in range(t.advance + 1, GROUP_SIZE + 1):
+            for e in entries:
+                if e.final_place is None and e.place == place:
+                    e.final_place = base + 1
+            base += sum(1 for e in entries if e.place == place)
 
 
 def fill(name: str, due: int, copy, user_base: int, skip: list[str]) -> dict:
@@ -482,7 +479,7 @@ def fill(name: str, due: int, copy, user_base: int, skip: list[str]) -> dict:
                     # the reminder, at a fifth of the time left
                     "due_at": "CASE WHEN m.over IS NULL THEN m.turn + interval '2.4 days' END",
                     "days_per_move": "3",
-                    "listed": "m.over IS NULL",
+                    "listed": "false",  # a tournament's games are not on the live page
                 },
                 "JOIN map_tournament m ON m.tpl = t.id",
             )
@@ -536,17 +533,13 @@ def fill(name: str, due: int, copy, user_base: int, skip: list[str]) -> dict:
         rows = []
         for mg in plan.match_games:
             match, number, starter, game_id = mg[:4]
-            points = mg[4:] or (None, None)
-            rows.append(
-                MatchGame(
-                    match_id=match.pk,
-                    game_id=game_id,
-                    number=number,
-                    starter_id=starter.pk,
-                    points_a=points[0],
-                    points_b=points[1],
-                )
-            )
+            points = mg[4:] or (None, None, None, None)
+            row = MatchGame(match_id=match.pk, game_id=game_id, number=number)
+            row.starter_id = starter.pk
+            row.points_a, row.points_b = points[:2]
+            if hasattr(row, "score_a"):  # the tie-break's scores, when the schema has them
+                row.score_a, row.score_b = points[2:]
+            rows.append(row)
         MatchGame.objects.bulk_create(rows, batch_size=2000)
     counts.update(
         {
