@@ -5,12 +5,21 @@ paired against a near-empty database in one run, with an A/A pair to show the no
     python bench/growth.py --only small   # a quick run on the near-empty database alone
     python bench/growth.py --scale 0.1    # a tenth of the large database
     python bench/growth.py --skip-sockets --skip-workers --keep
+    BENCH_GROWTH_DB=mine python bench/growth.py   # databases mine_small and mine_large
 
 The large database: 20,000 players, 200,000 finished games (rated ones with their rating
 changes, an analysis each), 2,000 active games (a few with a computer opponent), 1,000,000
 notifications done, and one player (``player1``) in about 7,500 of the games, about 70 of
 them active. The near-empty one has the same shape with 80 players, 20 finished games and
 200 active ones (enough to make the same work due on both).
+
+Both also hold tournaments (``bench/tournament_fill.py``), written once the database is
+at the latest schema: on the large one 100 running tournaments of 64 players (groups
+stages, knock-out rounds, and ``2 * DUE`` knock-outs whose round of 64 waits for its last
+game) with their entries, matches, games and standings, 20 open for sign-up, 40 finished
+and 10 cancelled; on the small one the same kinds, one or two of each but the ready
+knock-outs (as many: the work made due must be the same). ``player1`` and ``player2``
+play in none, so the history pages stay what they were.
 
 The rows are built at the schema of an older release (``OLD_TARGETS``) with Django's
 historical models, so that the same benchmark runs on that release and on later ones:
@@ -28,9 +37,13 @@ fresh process: the second pass against the first (A/A) shows what noise is. Per 
   buffers (shared hit + read) of its statements re-run under EXPLAIN (ANALYZE, BUFFERS);
 - every history page, the search and the friends page (the heavy player follows 50
   players, made at the first pass) through ``django.test.Client`` as the heaviest player
-  (the profile also as someone else): the process CPU time of a request (median), its
-  statements and their buffers, its status;
-- the jobs again with ``DUE`` items of work made due (``make_due``): one round's time.
+  (the profile also as someone else), and the tournament pages (the list; a groups stage
+  and a knock-out round as one of their players, the groups as a visitor; the API's view
+  as the player): the process CPU time of a request (median), its statements and their
+  buffers, its status;
+- the jobs again with ``DUE`` items of work made due (``make_due``): one round's time;
+  for the tournaments' stage check, twice: ``DUE`` tournaments due with nothing to do, and
+  ``DUE`` whose stage just ended (the check draws and starts the next round).
 
 Then, when the checkout has them, ``bench/workers.py`` (bot turns per second with one and
 two workers, on the large database) and ``bench/socket_load.py --json`` run as subprocesses.
