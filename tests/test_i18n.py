@@ -195,7 +195,15 @@ def test_the_catalogues_hold_every_string_of_the_code(tmp_path):
             pytest.fail(message)
         pytest.skip(message)
     root = Path(settings.BASE_DIR)
-    for name in ("accounts", "games", "moderation", "ratings", "shanghaien", "templates"):
+    for name in (
+        "accounts",
+        "games",
+        "moderation",
+        "ratings",
+        "shanghaien",
+        "templates",
+        "tournaments",
+    ):
         shutil.copytree(root / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(root / "manage.py", tmp_path)
     (tmp_path / "locale" / "de" / "LC_MESSAGES").mkdir(parents=True)

@@ -255,6 +255,7 @@ def test_under_json_logging_every_line_is_a_json_object(workers, tmp_path):
             "bots",
             "analysis",
             "guests",
+            "tournaments",
         ]
     )
     assert all(r["name"] == "games.worker" for r in jobs.values())

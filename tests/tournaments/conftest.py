@@ -21,7 +21,7 @@ def make_players(django_user_model):
         users = []
         for i in range(n):
             user = django_user_model.objects.create_user(f"{prefix}{i}", password="x")
-            rating = ratings[i] if ratings else 2000 - 10 * i
+            rating = ratings[i] if ratings else 2000 - 5 * i
             if rating is not None:
                 PlayerRating.objects.create(user=user, rating=rating, games=5)
             users.append(user)

@@ -46,6 +46,16 @@ def test_round_robin_with_real_moves(make_players, staff):
         assert mg.game.to_move_id == mg.starter.user_id
     for i, mg in enumerate(games):
         play_on(mg.game, seed=i)
+    for mg in MatchGame.objects.filter(match__tournament=tournament).select_related("game"):
+        game, a_user = mg.game, mg.match.entry_a.user_id
+        a_seat = game.seats.get(user_id=a_user).seat
+        assert (mg.score_a, mg.score_b) == (
+            (game.score0, game.score1)[a_seat],
+            (game.score0, game.score1)[1 - a_seat],
+        )
+        assert mg.points_a == (
+            1 if game.winner_id is None else 2 if game.winner_id == a_user else 0
+        )
     assert stages.check_due(timezone.now() + dt.timedelta(seconds=1)) == {"finished": 1}
     assert status(tournament) == Tournament.Status.FINISHED
     assert kept(tournament) == recount(tournament)
@@ -181,6 +191,12 @@ def test_a_withdrawal_forfeits_the_remaining_matches(make_players, staff):
         if quitter.pk in mg.game.seats.values_list("user_id", flat=True)
     ]
     assert running == []
+    ended = Game.objects.filter(result_reason="adjudicated", seats__user=quitter)
+    # three won by the quitter before; the three running ended, won by the opponents
+    assert Counter(w == quitter.pk for w in ended.values_list("winner_id", flat=True)) == {
+        True: 3,
+        False: 3,
+    }
     first.refresh_from_db()
     assert first.decided_by == Match.Decided.GAMES and first.winner_id == entry.pk
     forfeited = Match.objects.filter(tournament=tournament, decided_by=Match.Decided.FORFEIT)
@@ -270,3 +286,30 @@ def test_too_few_at_the_deadline_cancel(make_players, staff):
     assert stages.check_due(timezone.now() + dt.timedelta(hours=2)) == {"cancelled": 1}
     assert status(tournament) == Tournament.Status.CANCELLED
     assert Entry.objects.filter(tournament=tournament).count() == 1
+
+
+def test_the_tie_break_counts_the_scores_of_the_matchs_games(make_players, staff):
+    players = make_players(2)
+    tournament = started(staff, "knockout", players)
+    for mg in active_games(tournament):
+        # each game half played, then drawn by the server: the scores so far stand
+        play_on(mg.game, seed=mg.number, until_version=40)
+        end_game(mg.game_id, None)
+    stages.check_due(timezone.now() + dt.timedelta(seconds=1))
+    (third,) = active_games(tournament)
+    play_on(third.game, seed=7, until_version=40)
+    end_game(third.game_id, None)
+    match = Match.objects.get(tournament=tournament)
+    assert match.decided_by == Match.Decided.TIEBREAK and match.points_a == match.points_b == 3
+    totals = [0, 0]
+    for mg in MatchGame.objects.filter(match=match).select_related("game"):
+        seat_a = mg.game.seats.get(user_id=match.entry_a.user_id).seat
+        scores = (mg.game.score0, mg.game.score1)
+        assert (mg.score_a, mg.score_b) == (scores[seat_a], scores[1 - seat_a])
+        totals[0] += mg.score_a
+        totals[1] += mg.score_b
+    assert totals[0] != totals[1]  # the scores decide, not the seed
+    assert match.winner == (match.entry_a if totals[0] > totals[1] else match.entry_b)
+    assert stages.check_due(timezone.now() + dt.timedelta(seconds=1)) == {"finished": 1}
+    tournament.refresh_from_db()
+    assert tournament.winner_id == match.winner.user_id

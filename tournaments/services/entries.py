@@ -282,12 +282,8 @@ def do_withdraw(tournament_id, user, reason: str = "", now=None) -> Entry:
     ``not_joined``, ``already_withdrawn``."""
     now = now or timezone.now()
     with transaction.atomic():
-        tournament = Tournament.objects.filter(pk=tournament_id).first()
-        entry = (
-            Entry.objects.filter(tournament_id=tournament_id, user=user).first()
-            if tournament
-            else None
-        )
+        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."), lock=False)
+        entry = Entry.objects.filter(tournament=tournament, user=user).first()
         if entry is None:
             raise Conflict("not_joined", _("You are not playing in this tournament."))
         withdraw(tournament, entry, reason, now)
@@ -359,8 +355,9 @@ def do_cancel(tournament_id, user, now=None) -> Tournament:
     Codes: ``not_allowed``, ``over``."""
     now = now or timezone.now()
     with transaction.atomic():
-        games = _lock_games(_active_games(tournament_id))
-        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."))
+        tournament = locked_or_404(Tournament, tournament_id, _("No such tournament."), lock=False)
+        games = _lock_games(_active_games(tournament.pk))
+        tournament = locked_or_404(Tournament, tournament.pk, _("No such tournament."))
         staff = user.is_staff
         if tournament.status not in (Tournament.Status.SIGNUP, Tournament.Status.RUNNING):
             raise Conflict("over", _("This tournament is over."))

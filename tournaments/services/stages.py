@@ -89,7 +89,7 @@ def ratings_shown(user_ids) -> dict:
     rows = PlayerRating.objects.filter(user_id__in=list(user_ids), games__gte=1).values_list(
         "user_id", "rating"
     )
-    return {uid: round(r) for uid, r in rows}
+    return {uid: min(max(round(r), 0), 32767) for uid, r in rows}
 
 
 def draw(tournament, entries) -> None:

@@ -28,22 +28,20 @@ WIN, DRAW = 2, 1
 def game_ended(game, players) -> None:
     """``games.services.game_log.ended_hooks``: in the transaction that ends ``game``
     (its result set on the object, the row not yet saved)."""
-    match_game = (
-        MatchGame.objects.select_related("match__entry_a", "match__entry_b")
-        .filter(game_id=game.pk)
-        .first()
-    )
+    match_game = MatchGame.objects.filter(game_id=game.pk).order_by().first()
     if match_game is None:
         return
-    match = match_game.match
-    tournament = Tournament.objects.select_for_update().get(pk=match.tournament_id)
+    tournament_id = Match.objects.values_list("tournament_id", flat=True).get(
+        pk=match_game.match_id
+    )
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
         return  # a cancelled tournament annuls its games: nothing to count
     now = game.finished_at or timezone.now()
     match = (
         Match.objects.select_for_update(of=("self",))
         .select_related("entry_a", "entry_b")
-        .get(pk=match.pk)
+        .get(pk=match_game.match_id)
     )
     count_game(tournament, match, match_game, game, players)
     if match.status != Match.Status.DECIDED:
