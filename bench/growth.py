@@ -5,12 +5,21 @@ paired against a near-empty database in one run, with an A/A pair to show the no
     python bench/growth.py --only small   # a quick run on the near-empty database alone
     python bench/growth.py --scale 0.1    # a tenth of the large database
     python bench/growth.py --skip-sockets --skip-workers --keep
+    BENCH_GROWTH_DB=mine python bench/growth.py   # databases mine_small and mine_large
 
 The large database: 20,000 players, 200,000 finished games (rated ones with their rating
 changes, an analysis each), 2,000 active games (a few with a computer opponent), 1,000,000
 notifications done, and one player (``player1``) in about 7,500 of the games, about 70 of
 them active. The near-empty one has the same shape with 80 players, 20 finished games and
 200 active ones (enough to make the same work due on both).
+
+Both also hold tournaments (``bench/tournament_fill.py``), written once the database is
+at the latest schema: on the large one 100 running tournaments of 64 players (groups
+stages, knock-out rounds, and ``2 * DUE`` knock-outs whose round of 64 waits for its last
+game) with their entries, matches, games and standings, 20 open for sign-up, 40 finished
+and 10 cancelled; on the small one the same kinds, one or two of each but the ready
+knock-outs (as many: the work made due must be the same). ``player1`` and ``player2``
+play in none, so the history pages stay what they were.
 
 The rows are built at the schema of an older release (``OLD_TARGETS``) with Django's
 historical models, so that the same benchmark runs on that release and on later ones:
@@ -28,9 +37,13 @@ fresh process: the second pass against the first (A/A) shows what noise is. Per 
   buffers (shared hit + read) of its statements re-run under EXPLAIN (ANALYZE, BUFFERS);
 - every history page, the search and the friends page (the heavy player follows 50
   players, made at the first pass) through ``django.test.Client`` as the heaviest player
-  (the profile also as someone else): the process CPU time of a request (median), its
-  statements and their buffers, its status;
-- the jobs again with ``DUE`` items of work made due (``make_due``): one round's time.
+  (the profile also as someone else), and the tournament pages (the list; a groups stage
+  and a knock-out round as one of their players, the groups as a visitor; the API's view
+  as the player): the process CPU time of a request (median), its statements and their
+  buffers, its status;
+- the jobs again with ``DUE`` items of work made due (``make_due``): one round's time;
+  for the tournaments' stage check, twice: ``DUE`` tournaments due with nothing to do, and
+  ``DUE`` whose stage just ended (the check draws and starts the next round).
 
 Then, when the checkout has them, ``bench/workers.py`` (bot turns per second with one and
 two workers, on the large database) and ``bench/socket_load.py --json`` run as subprocesses.
@@ -54,6 +67,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench import tournament_fill  # noqa: E402
+from bench.tournament_fill import TOURNAMENT_BASE  # noqa: E402
 
 # The schema the rows are written at: the release before the growth work. Every other app
 # is migrated to its latest.
@@ -200,17 +216,23 @@ class bare:
 
 
 def migrate_to_old():
-    """The database at ``OLD_TARGETS`` (the rest at its latest); the historical apps."""
+    """The database at ``OLD_TARGETS``, the rest at its latest, but an app whose
+    migrations need a later one of those apps (tournaments, which needs the games of
+    its release): not yet made; the historical apps."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
+    graph = executor.loader.graph
+    old = {node for target in OLD_TARGETS.items() for node in graph.forwards_plan(target)}
     targets = dict(OLD_TARGETS)
-    for app, name in sorted(executor.loader.graph.leaf_nodes()):
-        targets.setdefault(app, name)
+    for app, name in sorted(graph.leaf_nodes()):
+        needs = graph.forwards_plan((app, name))
+        newer = any(a in OLD_TARGETS and (a, n) not in old for a, n in needs)
+        targets.setdefault(app, None if newer else name)
     plan = list(targets.items())
     executor.migrate(plan)
-    return executor.loader.project_state(plan).apps
+    return executor.loader.project_state([t for t in plan if t[1] is not None]).apps
 
 
 def fill(apps, size: dict) -> dict:
@@ -542,12 +564,25 @@ def build(name: str, scale: float) -> dict:
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
     migrated = time.perf_counter() - started
+    # the tournaments, at the latest schema (a release without them: none)
+    counts.update(tournament_fill.fill(name, DUE, copy, USER_BASE, [HEAVY, OTHER]))
     started = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
         vacuumed = time.perf_counter() - started
         tables = {}
-        for table in ("games_game", "games_event", "games_command", "games_notification"):
+        cursor.execute(
+            "SELECT tablename FROM pg_tables WHERE tablename IN "
+            "('tournaments_tournament', 'tournaments_entry', 'tournaments_match')"
+        )
+        tournament_tables = sorted(row[0] for row in cursor.fetchall())
+        for table in (
+            "games_game",
+            "games_event",
+            "games_command",
+            "games_notification",
+            *tournament_tables,
+        ):
             cursor.execute(f'SELECT count(*), pg_total_relation_size(\'"{table}"\') FROM "{table}"')
             rows, size_bytes = cursor.fetchone()
             tables[table] = {"rows": rows, "mib": round(size_bytes / 2**20)}
@@ -721,7 +756,7 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
     bots = list(users.objects.filter(bot_level__gt="").values_list("pk", flat=True))
     untouched = (  # copies only: the templates' players have no confirmed address
         Game.objects.filter(status="active", deadline__gt=now + timezone.timedelta(days=1))
-        .filter(pk__gt=ACTIVE_BASE)
+        .filter(pk__gt=ACTIVE_BASE, pk__lt=TOURNAMENT_BASE)
         .exclude(to_move_id__in=bots)
         .exclude(seats__user__username=HEAVY)
         .exclude(seats__user_id__in=bots)
@@ -783,7 +818,12 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
         return [game for game, _ in games]
     if job == "bots":
         waiting = list(
-            Game.objects.filter(status="active", seats__user_id__in=bots, pk__gt=ACTIVE_BASE)
+            Game.objects.filter(
+                status="active",
+                seats__user_id__in=bots,
+                pk__gt=ACTIVE_BASE,
+                pk__lt=TOURNAMENT_BASE,
+            )
             .exclude(to_move_id__in=bots)
             .order_by("id")
             .values_list("pk", flat=True)[:count]
@@ -815,7 +855,79 @@ def make_due(job: str, count: int, pass_number: int) -> list[int]:
             ended.append(game.pk)
         tidy()
         return ended
+    if job in (TOURNAMENT_STAGE, TOURNAMENT_IDLE):
+        return tournaments_due(job, count)
     return []
+
+
+# The two rounds of the tournaments' stage check with tournaments due (``make_due``).
+TOURNAMENT_STAGE = "tournaments: next stage"
+TOURNAMENT_IDLE = "tournaments: nothing to do"
+
+
+def ready_tournaments(count: int) -> list[int]:
+    """The knock-outs of 64 whose round of 64 waits for its last game
+    (``tournament_fill``), the first ``count`` of them: no earlier pass touched them."""
+    from django.db.models import Count, Q
+
+    from tournaments.models import Tournament
+
+    return list(
+        Tournament.objects.filter(status="running", format="knockout", stage=1)
+        .annotate(open=Count("matches", filter=~Q(matches__status="decided")))
+        .filter(open=1)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:count]
+    )
+
+
+def tournaments_due(job: str, count: int) -> list[int]:
+    """``count`` running tournaments whose ``check_at`` has come, a minute ago.
+
+    Next stage: the ready ones' last game of their round of 64 ends (its mover resigns,
+    through the service every game ends by: the match is decided, and with it the
+    stage), so the check draws the round of 32 and starts its 32 games. The services
+    try that check right after the game's commit; here it is left to the worker, as
+    when the process stops between the two (the worker is that check's fallback): the
+    same ``do_check``, in the job. Nothing to do: knock-outs of the same shape with
+    matches under way (the ready ones the next pass will take, or the ones an earlier
+    pass advanced), which the check looks at and leaves.
+    """
+    from unittest import mock
+
+    from django.db.models import Q
+    from django.utils import timezone
+
+    from games.models import Game
+    from games.services.commands import do_command
+    from tournaments.models import Tournament
+    from tournaments.services import standings
+
+    ready = ready_tournaments(count)
+    if job == TOURNAMENT_STAGE:
+        ids = ready
+        last = (
+            Game.objects.filter(status="active", tournament_game__match__tournament_id__in=ids)
+            .select_related("to_move")
+            .order_by("pk")
+        )
+        with mock.patch.object(standings, "after_commit_check", lambda tournament_id: None):
+            for game in last:
+                client_id = f"bench-{game.pk}"
+                do_command(game.pk, game.to_move, {"type": "resign"}, game.version, client_id)
+        tidy()
+    else:
+        ids = list(
+            Tournament.objects.filter(status="running", format="knockout")
+            .filter(~Q(pk__in=ready))
+            .filter(matches__status="playing")
+            .distinct()
+            .order_by("pk")
+            .values_list("pk", flat=True)[:count]
+        )
+    due = timezone.now() - timedelta(minutes=1)
+    Tournament.objects.filter(pk__in=ids).update(check_at=due)
+    return ids
 
 
 def moderator_client():
@@ -873,6 +985,49 @@ def follow_for_the_friends_page(heavy) -> None:
     Follow.objects.bulk_create(
         [Follow(follower=heavy, followed_id=pk) for pk in chosen], ignore_conflicts=True
     )
+
+
+def tournament_job(jobs: dict) -> str | None:
+    """The name of the worker's tournament stage check in ``JOBS`` (None: none)."""
+    for name, job in jobs.items():
+        if getattr(job, "__module__", "").startswith("tournaments"):
+            return name
+    return None
+
+
+def tournament_pages(as_heavy) -> dict:
+    """The tournament pages (when the checkout has tournaments): the list, a running groups
+    stage and a running knock-out as one of its players, the groups stage as a visitor
+    (the API's view asks for a login: as the player only)."""
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    if not apps.is_installed("tournaments"):
+        return {}
+    from tournaments.models import Entry, Tournament
+
+    showcase = {
+        kind: Tournament.objects.get(name=name) for kind, name in tournament_fill.SHOWCASE.items()
+    }
+
+    def player(tournament):
+        entry = (
+            Entry.objects.filter(tournament=tournament, status="playing").order_by("seed").first()
+        )
+        client = Client()
+        client.force_login(get_user_model().objects.get(pk=entry.user_id))
+        return client
+
+    groups, bracket = showcase["groups"].pk, showcase["bracket"].pk
+    in_groups = player(showcase["groups"])
+    return {
+        "tournaments list": (as_heavy, "/tournaments/"),
+        "tournament groups": (in_groups, f"/tournaments/{groups}/"),
+        "tournament knock-out": (player(showcase["bracket"]), f"/tournaments/{bracket}/"),
+        "api tournament (player)": (in_groups, f"/api/tournaments/{groups}/"),
+        "tournament groups (visitor)": (Client(), f"/tournaments/{groups}/"),
+    }
 
 
 def measure(name: str, pass_number: int) -> dict:
@@ -965,6 +1120,7 @@ def measure(name: str, pass_number: int) -> dict:
         "search": (as_heavy, reverse("players") + "?q=play"),
         "api search": (as_heavy, reverse("api_players") + "?q=PLAYER1"),
         "friends": (as_heavy, reverse("friends")),
+        **tournament_pages(as_heavy),
     }
     for page, (client, url) in pages.items():
         client.get(url)  # warm-up
@@ -986,13 +1142,17 @@ def measure(name: str, pass_number: int) -> dict:
         }
         log(f"{name} pass {pass_number}: {page} {result['pages'][page]['cpu_ms']} ms CPU")
 
-    for job_name in ("deadlines", "digests", "notifications", "analysis", "bots"):
-        if job_name not in JOBS:
+    due_rows = [(n, n) for n in ("deadlines", "digests", "notifications", "analysis", "bots")]
+    stage_check = tournament_job(JOBS)
+    if stage_check:
+        due_rows += [(TOURNAMENT_IDLE, stage_check), (TOURNAMENT_STAGE, stage_check)]
+    for job_name, job_key in due_rows:
+        if job_key not in JOBS:
             continue
         items = make_due(job_name, DUE, pass_number)
         with Captured() as captured:
             started = time.perf_counter()
-            answer = JOBS[job_name]()
+            answer = JOBS[job_key]()
             elapsed = (time.perf_counter() - started) * 1000
         result["due"][job_name] = {
             "due": len(items),
@@ -1201,6 +1361,13 @@ def report(builds: dict, measured: dict, workers, sockets, only: str | None) -> 
             rb <= PAGE_BUFFERS_BOUND if rb is not None else None,
         )
         target(f"page {page}: status {sorted(statuses[page])} = 200", statuses[page] == {200})
+        if page.startswith(("tournament", "api tournament")) and large:
+            counts = {n: set(both(measured[n], "pages", page, "statements")) for n in names}
+            target(
+                f"page {page}: statements small {sorted(counts['small'])} = large "
+                f"{sorted(counts['large'])}",
+                counts["small"] == counts["large"] and len(counts["small"]) == 1,
+            )
     if workers is None:
         target("2 workers ≥ 1.8× one, 0 duplicates: not measured here", None)
     else:
@@ -1257,12 +1424,13 @@ def main() -> None:
         "DJANGO_ALLOWED_HOSTS": "testserver,localhost,127.0.0.1",
     }
     env.pop("REDIS_URL", None)
-    urls = {n: f"{server}/bench_growth_{n}" for n in names}
+    prefix = os.environ.get("BENCH_GROWTH_DB", "bench_growth")
+    urls = {n: f"{server}/{prefix}_{n}" for n in names}
     builds, measured = {}, {n: [] for n in names}
     workers = sockets = None
     try:
         for name in names:
-            database = f"bench_growth_{name}"
+            database = f"{prefix}_{name}"
             admin(server, f'DROP DATABASE IF EXISTS "{database}"', f'CREATE DATABASE "{database}"')
             built = child(
                 [__file__, "--build", name, str(args.scale)], {**env, "DATABASE_URL": urls[name]}
@@ -1290,7 +1458,7 @@ def main() -> None:
     finally:
         if not args.keep:
             for name in names:
-                admin(server, f'DROP DATABASE IF EXISTS "bench_growth_{name}"')
+                admin(server, f'DROP DATABASE IF EXISTS "{prefix}_{name}"')
     lines = report(builds, measured, workers, sockets, args.only)
     took = time.perf_counter() - began
     lines.append(f"one run took {took / 60:.1f} min (scale {args.scale:g})")
