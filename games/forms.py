@@ -56,15 +56,14 @@ class LobbyForm(forms.Form):
         super().__init__(*args, **kwargs)
 
 
-class InvitationForm(LobbyForm):
-    to = forms.CharField(
-        label=_("Invite"),
-        required=False,
-        max_length=150,
-        help_text=_("A username; leave empty for an open invitation anyone may accept."),
-    )
-    extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
-    client_seed = client_seed_field()
+class ClockForm(forms.Form):
+    """A game's clock, chosen on a form: days per move, or a time bank's three terms
+    (the ``bank_*`` fields, shown only when "Time bank" is chosen: static/css/site.css).
+    The invitation form's and the tournament form's; ``bank()`` gives the terms for
+    ``games.services.invitations.check_bank``, which checks them again."""
+
+    clock_fields = ("clock", "days_per_move", "bank_start", "bank_increment", "bank_cap")
+
     clock = forms.ChoiceField(
         label=_("Clock"),
         choices=[("days", _("Days per move")), ("bank", _("Time bank"))],
@@ -103,6 +102,47 @@ class InvitationForm(LobbyForm):
         required=False,
         empty_value=None,
     )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("clock") != "bank":
+            return data
+        names = ("bank_start", "bank_increment", "bank_cap")
+        missing = [name for name in names if data.get(name) is None]
+        if missing:
+            for name in missing:
+                if name not in self.errors:
+                    self.add_error(name, _("Choose the time bank's terms."))
+        elif data["bank_cap"] < data["bank_start"]:
+            self.add_error(
+                "bank_cap", _("A time bank holds at least what it starts with: choose more.")
+            )
+        return data
+
+    def bank(self) -> dict | None:
+        """The time bank's terms chosen (a valid form), or None: days per move."""
+        data = self.cleaned_data
+        if data.get("clock") != "bank":
+            return None
+        return {
+            "start_hours": data["bank_start"],
+            "increment_hours": data["bank_increment"],
+            "cap_hours": data["bank_cap"],
+        }
+
+
+class InvitationForm(ClockForm, LobbyForm):
+    # the clock's fields after the seed, as the lobby has always shown them
+    field_order = ("to", "extra_wild", "client_seed", *ClockForm.clock_fields)
+
+    to = forms.CharField(
+        label=_("Invite"),
+        required=False,
+        max_length=150,
+        help_text=_("A username; leave empty for an open invitation anyone may accept."),
+    )
+    extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
+    client_seed = client_seed_field()
     message = forms.CharField(label=_("Message"), required=False, max_length=300)
     rated = forms.BooleanField(
         label=_("Rated game"),
@@ -138,33 +178,6 @@ class InvitationForm(LobbyForm):
         ),
     )
     commitment = commitment_field()
-
-    def clean(self):
-        data = super().clean()
-        if data.get("clock") != "bank":
-            return data
-        names = ("bank_start", "bank_increment", "bank_cap")
-        missing = [name for name in names if data.get(name) is None]
-        if missing:
-            for name in missing:
-                if name not in self.errors:
-                    self.add_error(name, _("Choose the time bank's terms."))
-        elif data["bank_cap"] < data["bank_start"]:
-            self.add_error(
-                "bank_cap", _("A time bank holds at least what it starts with: choose more.")
-            )
-        return data
-
-    def bank(self) -> dict | None:
-        """The time bank's terms chosen (a valid form), or None: days per move."""
-        data = self.cleaned_data
-        if data.get("clock") != "bank":
-            return None
-        return {
-            "start_hours": data["bank_start"],
-            "increment_hours": data["bank_increment"],
-            "cap_hours": data["bank_cap"],
-        }
 
 
 class ComputerGameForm(LobbyForm):

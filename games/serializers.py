@@ -201,7 +201,7 @@ def clock_json(seating: Seating, reads) -> dict:
 
 
 def bank_json(row) -> dict | None:
-    """A game's or an invitation's time bank terms (None: days per move)."""
+    """A game's, an invitation's or a tournament's time bank terms (None: days per move)."""
     bank = Bank.of(row)
     if bank is None:
         return None

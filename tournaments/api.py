@@ -11,7 +11,7 @@ from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from ninja import Query, Router
 
-from games.clock import Bank
+from games.serializers import bank_json
 from shanghaien.lib.errors import BadRequest, NotFound
 from shanghaien.lib.input import parse_id
 from shanghaien.lib.schemas import refusals
@@ -22,17 +22,6 @@ from .models import Tournament
 from .services import entries, stages
 
 router = Router(tags=["tournaments"])
-
-
-def _bank(t: Tournament) -> dict | None:
-    bank = Bank.of(t)
-    if bank is None:
-        return None
-    return {
-        "start_hours": bank.start_hours,
-        "increment_hours": bank.increment_hours,
-        "cap_hours": bank.cap_hours,
-    }
 
 
 def summary_json(t: Tournament, entrants: int) -> dict:
@@ -46,7 +35,7 @@ def summary_json(t: Tournament, entrants: int) -> dict:
         "extra_wild": t.extra_wild,
         "rated": t.rated,
         "days_per_move": None if banked else t.days_per_move,
-        "bank": _bank(t),
+        "bank": bank_json(t),
         "min_rating": t.min_rating,
         "max_rating": t.max_rating,
         "min_players": t.min_players,
@@ -174,10 +163,8 @@ def tournaments(request, query: Query[TournamentsQuery]):
 def create(request, body: TournamentBody):
     """Make a tournament, open for sign-up until its deadline (the maker is not entered:
     they sign up like anyone)."""
-    terms = body.model_dump(exclude={"bank"})
-    bank = body.bank
-    terms["bank"] = Bank(bank.start_hours, bank.increment_hours, bank.cap_hours) if bank else None
-    tournament = entries.do_create(request.user, **terms)
+    # the bank as a dict of its terms, or None (``games.services.invitations.check_bank``)
+    tournament = entries.do_create(request.user, **body.model_dump())
     response = _tournament(request, tournament.pk)
     response.status_code = 201
     return response

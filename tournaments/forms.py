@@ -10,15 +10,17 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.clock import Bank
-from games.models import DAYS_PER_MOVE_CHOICES
+from games.forms import ClockForm
 
 from .models import Tournament
 
-DAYS, BANK = "days", "bank"
 
+class TournamentForm(ClockForm):
+    """The clock's fields (days per move or a time bank) are the invitation form's."""
 
-class TournamentForm(forms.Form):
+    # the clock after the terms of the games, before who may play
+    field_order = ("name", "description", "format", "extra_wild", "rated", *ClockForm.clock_fields)
+
     name = forms.CharField(label=_("Name"), max_length=80)
     description = forms.CharField(
         label=_("Description"),
@@ -37,28 +39,6 @@ class TournamentForm(forms.Form):
     )
     extra_wild = forms.BooleanField(label=_("Extra wild card for each player"), required=False)
     rated = forms.BooleanField(label=_("Rated games"), required=False, initial=True)
-    clock = forms.ChoiceField(
-        label=_("Time to move"),
-        choices=[(DAYS, _("Days per move")), (BANK, _("A time bank"))],
-        initial=DAYS,
-        widget=forms.RadioSelect,
-    )
-    days_per_move = forms.TypedChoiceField(
-        label=_("Days per move"), choices=DAYS_PER_MOVE_CHOICES, coerce=int, initial=3
-    )
-    bank_start_hours = forms.IntegerField(
-        label=_("Bank at the start (hours)"), min_value=1, max_value=720, initial=72, required=False
-    )
-    bank_increment_hours = forms.IntegerField(
-        label=_("Added after each move (hours)"),
-        min_value=0,
-        max_value=240,
-        initial=24,
-        required=False,
-    )
-    bank_cap_hours = forms.IntegerField(
-        label=_("At most (hours)"), min_value=1, max_value=1440, initial=168, required=False
-    )
     min_rating = forms.IntegerField(
         label=_("Lowest rating"), min_value=0, max_value=4000, required=False
     )
@@ -99,11 +79,7 @@ class TournamentForm(forms.Form):
             self.initial["signup_deadline"] = soon.replace(minute=0, second=0, microsecond=0)
 
     def clean(self):
-        data = super().clean()
-        if data.get("clock") == BANK:
-            for name in ("bank_start_hours", "bank_increment_hours", "bank_cap_hours"):
-                if data.get(name) is None and name not in self.errors:
-                    self.add_error(name, _("A time bank needs this."))
+        data = super().clean()  # the clock's (``ClockForm``)
         low, high = data.get("min_rating"), data.get("max_rating")
         if low is not None and high is not None and low > high:
             self.add_error("max_rating", _("The highest rating is below the lowest."))
@@ -118,11 +94,6 @@ class TournamentForm(forms.Form):
     def terms(self) -> dict:
         """The service's keyword arguments (``services.entries.do_create``)."""
         data = self.cleaned_data
-        bank = None
-        if data["clock"] == BANK:
-            bank = Bank(
-                data["bank_start_hours"], data["bank_increment_hours"], data["bank_cap_hours"]
-            )
         return {
             "name": data["name"],
             "format": data["format"],
@@ -131,7 +102,7 @@ class TournamentForm(forms.Form):
             "extra_wild": data["extra_wild"],
             "rated": data["rated"],
             "days_per_move": data["days_per_move"],
-            "bank": bank,
+            "bank": self.bank(),
             "min_rating": data["min_rating"],
             "max_rating": data["max_rating"],
             "min_players": data["min_players"],

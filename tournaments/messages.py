@@ -9,25 +9,17 @@ from typing import Literal
 
 from pydantic import Field
 
-from games.messages import DaysPerMove
+from games.messages import BankTerms, DaysPerMove
 from shanghaien.lib.schemas import Body, Message
 
 Format = Literal["round_robin", "groups_knockout", "knockout"]
 Status = Literal["signup", "running", "finished", "cancelled"]
 
 
-class BankTerms(Message):
-    """A time bank, in hours: at the start, added after each move, the most it holds."""
-
-    start_hours: int = Field(ge=1, le=720, examples=[72])
-    increment_hours: int = Field(ge=0, le=240, examples=[24])
-    cap_hours: int = Field(ge=1, le=1440, examples=[168])
-
-
 class TournamentBody(Body):
     """A new tournament, open for sign-up until ``signup_deadline``. ``bank`` replaces
-    ``days_per_move`` when given. Group size and how many go on matter for groups then
-    knock-out only."""
+    ``days_per_move`` when given, on an invitation's terms (``games.messages.BankTerms``).
+    Group size and how many go on matter for groups then knock-out only."""
 
     codes = {
         "name": "bad_tournament",
@@ -35,7 +27,7 @@ class TournamentBody(Body):
         "signup_deadline": "bad_tournament",
         "description": "bad_tournament",
         "days_per_move": "bad_days_per_move",
-        "bank": "bad_tournament",
+        "bank": "bad_bank",
         "min_rating": "bad_limits",
         "max_rating": "bad_limits",
         "min_players": "bad_tournament",

@@ -121,3 +121,31 @@ def test_a_small_tournament_from_sign_up_to_its_winner(
     for page in pages.values():
         page.context.close()
     assert errors == []
+
+
+def test_the_form_makes_a_tournament_with_a_time_bank(
+    asgi_server, browser, django_user_model, screenshot
+):
+    """The tournament form's clock is the lobby's: "Time bank" shows its three terms and
+    hides days per move; the tournament's page gives the terms in the lobby's words."""
+    maker = in_thread(lambda: django_user_model.objects.create_user("maker", password="x"))
+    context = browser.new_context(**WIDE)
+    log_in_by_cookie(context, asgi_server, maker)
+    page = context.new_page()
+    page.goto(asgi_server + "/tournaments/new/")
+    assert page.locator("#id_bank_start").is_hidden()  # days per move, the default
+    assert page.locator("#id_days_per_move").is_visible()
+    page.check("input[name=clock][value=bank]")
+    assert page.locator("#id_bank_start").is_visible()
+    assert page.locator("#id_days_per_move").is_hidden()
+    page.fill("#id_name", "Bank cup")
+    page.select_option("#id_bank_start", "48")
+    page.select_option("#id_bank_increment", "12")
+    page.select_option("#id_bank_cap", "120")
+    screenshot(page, "tournament-form-bank-en-1366")
+    with page.expect_navigation():
+        page.click(".tournament-form button[type=submit]")
+    cup = in_thread(lambda: Tournament.objects.get(name="Bank cup"))
+    assert (cup.bank_start_hours, cup.bank_increment_hours, cup.bank_cap_hours) == (48, 12, 120)
+    assert "Time bank 2 days, +12 hours a move, at most 5 days" in page.inner_text("main")
+    context.close()

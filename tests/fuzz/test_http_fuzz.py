@@ -584,9 +584,10 @@ def plan_form(world: World, draw, form: str) -> Request:
             "rated": st.sampled_from(["on", ""]),
             "clock": mostly(st.sampled_from(["days", "bank", "both"])),
             "days_per_move": mostly(st.sampled_from(DAYS).map(str)),
-            "bank_start_hours": st.sampled_from(["72", "", "0", "9" * 30]),
-            "bank_increment_hours": st.sampled_from(["24", "", "-1"]),
-            "bank_cap_hours": st.sampled_from(["168", "", "1441"]),
+            # the invitation form's bank fields (games.forms.ClockForm)
+            "bank_start": st.sampled_from(["72", "", "0", "25", "72.0", "9" * 30]),
+            "bank_increment": st.sampled_from(["24", "", "-1", "6", "true"]),
+            "bank_cap": st.sampled_from(["168", "", "48", "721", "\u0661"]),
             "min_rating": st.sampled_from([""] * 4 + ["1400", "3001", "1.5", "\u0661"]),
             "max_rating": st.sampled_from([""] * 4 + ["1600", "1300", "-1"]),
             "min_players": mostly(st.sampled_from(["4", "2", "1", "300"])),

@@ -64,7 +64,9 @@ def test_making_a_tournament(make_players):
         ({"days_per_move": "3"}, "bad_days_per_move"),
         ({"min_rating": -5}, "bad_limits"),
         ({"signup_deadline": "tomorrow"}, "bad_tournament"),
-        ({"bank": {"start_hours": 0, "increment_hours": 1, "cap_hours": 2}}, "bad_tournament"),
+        ({"bank": {"start_hours": 0, "increment_hours": 1, "cap_hours": 2}}, "bad_bank"),
+        ({"bank": {"start_hours": 72, "increment_hours": 24, "cap_hours": 48}}, "bad_bank"),
+        ({"bank": {"start_hours": 72, "increment_hours": 24, "cap_hours": 721}}, "bad_bank"),
         ({"colour": "red"}, "bad_request"),
     ],
 )

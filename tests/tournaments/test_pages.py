@@ -86,9 +86,9 @@ def form_data(**changes):
         "rated": "on",
         "clock": "days",
         "days_per_move": "3",
-        "bank_start_hours": "72",
-        "bank_increment_hours": "24",
-        "bank_cap_hours": "168",
+        "bank_start": "72",
+        "bank_increment": "24",
+        "bank_cap": "168",
         "min_rating": "",
         "max_rating": "",
         "min_players": "4",
@@ -119,13 +119,35 @@ def test_the_form_makes_a_tournament(make_players):
     assert t.created_by == anna and t.status == "signup"
 
 
+def test_the_form_and_the_pages_say_the_clock_as_the_lobby_does(make_players):
+    """The clock's fields are the invitation form's (games.forms.ClockForm), and the
+    pages give the terms in the lobby's words (games.clock.bank_text)."""
+    anna, bernd = make_players(2)
+    form = html(logged_in(anna).get("/tournaments/new/"))
+    for name in ("bank_start", "bank_increment", "bank_cap", "days_per_move"):
+        assert f'<select name="{name}"' in form
+    assert 'type="radio" name="clock" value="bank"' in form
+    logged_in(anna).post("/tournaments/new/", form_data(clock="bank"))
+    logged_in(bernd).post("/tournaments/new/", form_data(name="Slow cup", days_per_move="7"))
+    banked, slow = Tournament.objects.order_by("pk")
+    words = "Time bank 3 days, +1 day a move, at most 7 days"
+    assert words in html(Client().get(f"/tournaments/{banked.pk}/"))
+    assert "7 days per move" in html(Client().get(f"/tournaments/{slow.pk}/"))
+    listing = html(Client().get("/tournaments/"))
+    assert words in listing and "7 days per move" in listing
+    german = html(Client(headers={"accept-language": "de"}).get(f"/tournaments/{banked.pk}/"))
+    assert "Zeitkonto 3 Tage, +1 Tag pro Zug, höchstens 7 Tage" in german
+
+
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
         ({"name": ""}, "name"),
         ({"format": "swiss"}, "format"),
         ({"days_per_move": "4"}, "days_per_move"),
-        ({"clock": "bank", "bank_start_hours": ""}, "bank_start_hours"),
+        ({"clock": "bank", "bank_start": ""}, "bank_start"),
+        ({"clock": "bank", "bank_start": "73"}, "bank_start"),
+        ({"clock": "bank", "bank_start": "168", "bank_cap": "72"}, "bank_cap"),
         ({"min_rating": "1600", "max_rating": "1400"}, "max_rating"),
         ({"min_players": "9", "max_players": "4"}, "max_players"),
         ({"min_players": "-1"}, "min_players"),

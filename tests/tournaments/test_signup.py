@@ -39,6 +39,10 @@ GOOD = {"name": "Spring cup", "format": "knockout", "min_players": 3}
         ({"rated": "yes"}, "rated"),
         ({"bank": Bank(0, 24, 72)}, "bank.start_hours"),
         ({"bank": Bank(72, 24, 48)}, "bank.cap_hours"),
+        ({"bank": Bank(72, 24, 721)}, "bank.cap_hours"),
+        ({"bank": Bank(25, 24, 168)}, "bank.start_hours"),
+        ({"bank": Bank(72, 6, 168)}, "bank.increment_hours"),
+        ({"bank": Bank(72.0, 24, 168)}, "bank.start_hours"),
         ({"bank": {"start": 3}}, "bank"),
         ({"min_rating": 1800, "max_rating": 1500}, "max_rating"),
         ({"min_rating": -1}, "min_rating"),
@@ -57,7 +61,9 @@ def test_bad_terms_are_refused_naming_the_field(make_players, terms, field):
     (user,) = make_players(1)
     with pytest.raises(BadRequest) as refused:
         entries.do_create(user, **{**GOOD, "signup_deadline": soon(), **terms})
-    assert refused.value.code in ("bad_tournament", "bad_text")
+    # the bank is checked as an invitation's (games.services.invitations.check_bank)
+    codes = ("bad_bank",) if field.startswith("bank") else ("bad_tournament", "bad_text")
+    assert refused.value.code in codes
     assert f"'{field}'" in refused.value.message
     assert not Tournament.objects.exists()
 

@@ -18,9 +18,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.clock import Bank
+from games.clock import NO_BANK
 from games.models import DAYS_PER_MOVE_CHOICES, Game
 from games.services.endings import end_by_server
+from games.services.invitations import check_bank
 from shanghaien.lib.db import locked_or_404
 from shanghaien.lib.errors import BadRequest, Conflict, Forbidden
 from shanghaien.lib.input import clean_text
@@ -39,7 +40,6 @@ PLAYERS_MIN, PLAYERS_MAX = 2, 256
 ROUND_ROBIN_MAX = 12
 GROUP_SIZE_MIN, GROUP_SIZE_MAX = 3, 8
 RATING_MIN, RATING_MAX = 0, 3000
-BANK_START_MAX, BANK_INCREMENT_MAX, BANK_CAP_MAX = 30 * 24, 7 * 24, 30 * 24
 # a player's own tournaments open or running at once (staff: no limit)
 OWN_TOURNAMENTS_MAX = 2
 DAYS_PER_MOVE = tuple(d for d, _label in DAYS_PER_MOVE_CHOICES)
@@ -62,22 +62,10 @@ def _whole(value, field, low, high, allow_none=False):
     return value
 
 
-def _check_bank(bank) -> dict:
-    """A time bank's terms: start 1 hour to 30 days, at most 7 days added a move, a cap
-    from the start to 30 days."""
-    if bank is None:
-        return {"bank_start_hours": None, "bank_increment_hours": 0, "bank_cap_hours": None}
-    if not isinstance(bank, Bank):
-        raise _bad("bank", _("a time bank, or none."))
-    start = _whole(bank.start_hours, "bank.start_hours", 1, BANK_START_MAX)
-    increment = _whole(bank.increment_hours, "bank.increment_hours", 0, BANK_INCREMENT_MAX)
-    cap = _whole(bank.cap_hours, "bank.cap_hours", start, BANK_CAP_MAX)
-    return {"bank_start_hours": start, "bank_increment_hours": increment, "bank_cap_hours": cap}
-
-
 def check_tournament(user, **terms) -> dict:
     """The terms of a new tournament, checked (``BadRequest("bad_tournament", …)``
-    naming the field); returns the model fields."""
+    naming the field; the time bank as an invitation's, ``BadRequest("bad_bank", …)``
+    from ``games.services.invitations.check_bank``); returns the model fields."""
     now = terms.pop("now", None) or timezone.now()
     known = {
         "name",
@@ -131,7 +119,7 @@ def check_tournament(user, **terms) -> dict:
             "days_per_move",
             _("one of %(choices)s.") % {"choices": ", ".join(map(str, DAYS_PER_MOVE))},
         )
-    bank = _check_bank(terms.get("bank"))
+    bank = check_bank(terms.get("bank"))
     min_rating = _whole(terms.get("min_rating"), "min_rating", RATING_MIN, RATING_MAX, True)
     max_rating = _whole(terms.get("max_rating"), "max_rating", RATING_MIN, RATING_MAX, True)
     if min_rating is not None and max_rating is not None and min_rating > max_rating:
@@ -150,7 +138,7 @@ def check_tournament(user, **terms) -> dict:
         "extra_wild": terms.get("extra_wild", False),
         "rated": terms.get("rated", True),
         "days_per_move": days,
-        **bank,
+        **(bank.fields() if bank else NO_BANK),
         "min_rating": min_rating,
         "max_rating": max_rating,
         "min_players": min_players,
@@ -179,8 +167,8 @@ def do_create(user, *, now=None, **terms) -> Tournament:
     most ``OWN_TOURNAMENTS_MAX`` of their own open or running at once.
 
     Terms: name, format, signup_deadline, description, extra_wild, rated, days_per_move,
-    bank (a ``games.clock.Bank`` or None), min_rating, max_rating, min_players,
-    max_players, group_size, advance."""
+    bank (a ``games.clock.Bank``, its terms as a dict, or None: ``check_bank``),
+    min_rating, max_rating, min_players, max_players, group_size, advance."""
     fields = check_tournament(user, now=now, **terms)
     with transaction.atomic():
         creator = _player(
