@@ -6,6 +6,7 @@ the winner is shown. Screenshots at 1366×768 in English and 390×844 in German.
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from django.utils import timezone
@@ -14,7 +15,7 @@ from accounts.models import User
 from tournaments.models import Tournament
 from tournaments.services import entries
 
-from ..tournaments.conftest import active_games, end_game
+from ..tournaments.conftest import active_games
 from .helpers import in_thread, log_in_by_cookie
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -49,13 +50,38 @@ def a_cup(language: str):
     return maker, players, cup
 
 
-def end_the_stage(tournament_id: int) -> int:
-    """Every game under way ends, the better seed winning: how many ended."""
+def resigning(tournament_id: int) -> list[tuple[int, int, str]]:
+    """Each game of the stage under way: its id, its version, and who gives it up (the
+    lower seed)."""
     tournament = Tournament.objects.get(pk=tournament_id)
-    games = active_games(tournament, tournament.stage)
-    for match_game in games:
-        a, b = match_game.match.entry_a, match_game.match.entry_b
-        end_game(match_game.game_id, (a if a.seed < b.seed else b).user)
+    return [
+        (mg.game_id, mg.game.version, (a if a.seed > b.seed else b).user.username)
+        for mg in active_games(tournament, tournament.stage)
+        for a, b in [(mg.match.entry_a, mg.match.entry_b)]
+    ]
+
+
+def end_the_stage(pages: dict, base_url: str, tournament_id: int) -> int:
+    """Every game under way ends, the better seed winning: the other resigns through the
+    API in their own browser, so that the server ends the games and tells the open pages
+    (what the test process does reaches no page without a shared channel layer). How many
+    ended."""
+    games = in_thread(resigning, tournament_id)
+    for game_id, version, loser in games:
+        context = pages[loser].context
+        csrf = next(c["value"] for c in context.cookies() if c["name"] == "csrftoken")
+        answer = context.request.post(
+            f"{base_url}/api/games/{game_id}/commands/",
+            data=json.dumps(
+                {
+                    "command": {"type": "resign"},
+                    "expected_version": version,
+                    "client_id": f"resign-{game_id}",
+                }
+            ),
+            headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
+        )
+        assert answer.status == 200, answer.text()
     return len(games)
 
 
@@ -103,7 +129,7 @@ def test_a_small_tournament_from_sign_up_to_its_winner(
     screenshot(watching, f"tournament-running-{tag}")
 
     # the semi-finals' games end; the final starts by itself and the page shows it
-    assert in_thread(end_the_stage, cup.pk) == 4
+    assert end_the_stage(pages, asgi_server, cup.pk) == 4
     final = ".bracket-round:nth-child(2) .bracket-match .games a"
     watching.wait_for_selector(final, timeout=20000)
     assert words["final"] in watching.locator(".bracket-round").nth(1).inner_text()
@@ -111,7 +137,7 @@ def test_a_small_tournament_from_sign_up_to_its_winner(
     screenshot(watching, f"tournament-final-{tag}")
 
     # the final ends: the winner, and the final places
-    assert in_thread(end_the_stage, cup.pk) == 2
+    assert end_the_stage(pages, asgi_server, cup.pk) == 2
     watching.wait_for_selector(".winner", timeout=20000)
     assert words["won"] in watching.locator(".winner").inner_text()
     assert "anna" in watching.locator(".winner").inner_text()  # the top seed
