@@ -22,7 +22,7 @@ PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
 RUNTIME_STAMP = $(VENV)/.installed-runtime
 TEST_STAMP = $(VENV)/.installed-test
 
-.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth bench-sockets clean
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth bench-sockets bench-tournament-start clean
 
 install: $(TEST_STAMP)
 
@@ -108,6 +108,11 @@ bench-load: install
 # database and on one with a site's history, with the EXPLAINs; BENCH_PG for another server.
 bench-backlog: install
 	$(PY) bench/backlog_reads.py
+
+# What a 256-player tournament's start costs (the draw and all its first stage's games in
+# one transaction), in three shapes, against the floor; BENCH_PG for another server.
+bench-tournament-start: install
+	$(PY) bench/tournament_start.py
 
 # What every worker job and history page costs on a database with a site's history
 # (200,000 finished games, built in SQL) against a near-empty one, A/A-paired, with the
