@@ -901,7 +901,7 @@ def tournaments_due(job: str, count: int) -> list[int]:
     from games.models import Game
     from games.services.commands import do_command
     from tournaments.models import Tournament
-    from tournaments.services import standings
+    from tournaments.services import stages
 
     ready = ready_tournaments(count)
     if job == TOURNAMENT_STAGE:
@@ -911,7 +911,7 @@ def tournaments_due(job: str, count: int) -> list[int]:
             .select_related("to_move")
             .order_by("pk")
         )
-        with mock.patch.object(standings, "after_commit_check", lambda tournament_id: None):
+        with mock.patch.object(stages, "after_commit_check", lambda tournament_id: None):
             for game in last:
                 client_id = f"bench-{game.pk}"
                 do_command(game.pk, game.to_move, {"type": "resign"}, game.version, client_id)

@@ -10,14 +10,14 @@ class TournamentsConfig(AppConfig):
         from games.services import game_log
 
         from . import live, telling
-        from .services import stages, standings
+        from .services import stages
 
         # the worker starts tournaments at their deadline and each next stage or game
         jobs.JOBS.setdefault("tournaments", stages.check_due)
 
         # a tournament game's end counts in its match and standings, in its transaction
-        if standings.game_ended not in game_log.ended_hooks:
-            game_log.ended_hooks.append(standings.game_ended)
+        if stages.game_ended not in game_log.ended_hooks:
+            game_log.ended_hooks.append(stages.game_ended)
 
         # open tournament pages watch it over the lobby socket
         live.register()

@@ -10,7 +10,7 @@ from django.utils import timezone
 from games.models import Game
 from tests.games.test_job_plans import plans, run
 from tournaments.models import Entry, Match, MatchGame, Tournament
-from tournaments.services import stages, standings
+from tournaments.services import stages
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def test_a_game_that_is_no_tournaments_costs_one_indexed_read(postgres_only, gam
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    found = plans(run(standings.game_ended, game, []))
+    found = plans(run(stages.game_ended, game, []))
     assert len(found) == 1
     assert "Seq Scan" not in found[0][1] and "Index" in found[0][1], found[0][1]
     MatchGame.objects.all().delete()  # games with no log: out of the log's check

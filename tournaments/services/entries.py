@@ -3,7 +3,7 @@
 Every ``do_*`` runs in one transaction; a bad value raises ``BadRequest`` naming the
 field, a refusal ``Forbidden``/``Conflict`` with a code (see each function) and changes
 nothing. Locks are always taken in the same order, games before their tournament: a
-game's end (``standings.game_ended``, called with the game locked) locks the
+game's end (``stages.game_ended``, called with the game locked) locks the
 tournament, so ``do_withdraw`` and ``do_cancel`` lock the games they end first.
 """
 
@@ -28,7 +28,7 @@ from shanghaien.lib.input import clean_text
 
 from .. import telling
 from ..models import Entry, Match, Tournament
-from . import standings
+from . import stages, standings
 from .stages import ratings_shown
 
 User = get_user_model()
@@ -309,6 +309,8 @@ def withdraw(tournament, entry, reason, now) -> list[int]:
         winner = match.entry_b if match.entry_a_id == entry.pk else match.entry_a
         standings.decide(tournament, match, winner, Match.Decided.FORFEIT, now)
     standings.changed(tournament)
+    if tournament.check_at is not None:  # the stage is over, or a match needs its third game
+        stages.after_commit_check(tournament.pk)
     return [game.pk for game in games]
 
 

@@ -12,6 +12,8 @@ second finds nothing left to do). ``docs/tournaments.md`` has the rules in plain
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -26,6 +28,8 @@ from shanghaien.lib.errors import Conflict, Forbidden
 from .. import formats, telling
 from ..models import Entry, Match, MatchGame, Tournament
 from . import standings
+
+log = logging.getLogger(__name__)
 
 # Tournaments one round of the worker's job looks at, at most (each in its own
 # transaction); the rest stay due for the next round.
@@ -220,7 +224,49 @@ def _start_knockout_round(tournament, stage, pairs, now, tell_each=True) -> None
     _play(tournament, playing, now, tell_each=tell_each)
     if not playing:
         tournament.check_at = now  # nothing to play: the next round at once
-        standings.after_commit_check(tournament.pk)
+        after_commit_check(tournament.pk)
+
+
+def game_ended(game, players) -> None:
+    """``games.services.game_log.ended_hooks``: in the transaction that ends ``game``
+    (its result set on the object, the row not yet saved). A game that is not a
+    tournament's costs one read on ``MatchGame.game``'s unique index; a tournament's
+    locks its tournament's row (the game's is locked already: every writer locks games
+    before the tournament) and its match, and counts it (``standings``)."""
+    match_game = MatchGame.objects.filter(game_id=game.pk).order_by().first()
+    if match_game is None:
+        return
+    tournament_id = Match.objects.values_list("tournament_id", flat=True).get(
+        pk=match_game.match_id
+    )
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.status != Tournament.Status.RUNNING:
+        return  # a cancelled tournament annuls its games: nothing to count
+    now = game.finished_at or timezone.now()
+    match = (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("entry_a", "entry_b")
+        .get(pk=match_game.match_id)
+    )
+    standings.count_game(tournament, match, match_game, game, players)
+    if match.status != Match.Status.DECIDED:
+        standings.decide_if_over(tournament, match, now)
+    standings.changed(tournament)
+    if tournament.check_at is not None:
+        after_commit_check(tournament.pk)
+
+
+def after_commit_check(tournament_id) -> None:
+    """Try the tournament's next step right after the commit (the worker is the
+    fallback: ``check_at`` stays set until a check has done it)."""
+
+    def check():
+        try:
+            do_check(tournament_id)
+        except Exception:  # noqa: BLE001 - the worker retries on check_at
+            log.exception("tournament %s: check", tournament_id)
+
+    transaction.on_commit(check)
 
 
 def _third_games(tournament, now) -> int:

@@ -1,52 +1,26 @@
 """A tournament game's end, counted in its game, its match and its group's standings.
 
-``game_ended`` is one of ``games.services.game_log.ended_hooks``: games call it in the
-transaction that ends any game. A game that is not a tournament's costs one read on
-``MatchGame.game``'s unique index. A tournament game locks its tournament's row (the
-game's row is locked already: every writer locks games before the tournament), writes
-the game's points into its ``MatchGame``, adds them to the ``Match`` and, once the match
-is decided, recomputes its group's standings (``recount_group``) from the group's
+``stages.game_ended`` (one of ``games.services.game_log.ended_hooks``) calls
+``count_game`` and ``decide_if_over`` with the tournament's and the match's rows locked:
+the game's points go into its ``MatchGame``, then into the ``Match`` and, once the match
+is decided, its group's standings are recomputed (``recount_group``) from the group's
 decided matches. When a knock-out match is level after two games, or the last match of
-the stage is decided, the tournament's ``check_at`` becomes now: ``stages.do_check``
-(right after the commit, else the worker) starts the third game or the next stage.
+the stage is decided, the tournament's ``check_at`` becomes now, and the caller has
+``stages.do_check`` run right after the commit (else the worker does): the third game,
+or the next stage. This module only counts; it starts nothing.
 """
 
 from __future__ import annotations
 
 from django.db import transaction
-from django.utils import timezone
 
 from games.models import Game
 
 from .. import formats, live
-from ..models import Entry, Match, MatchGame, Tournament
+from ..models import Entry, Match
 
 # A game's half-points, from the winner's side: won 2, drawn 1, lost 0.
 WIN, DRAW = 2, 1
-
-
-def game_ended(game, players) -> None:
-    """``games.services.game_log.ended_hooks``: in the transaction that ends ``game``
-    (its result set on the object, the row not yet saved)."""
-    match_game = MatchGame.objects.filter(game_id=game.pk).order_by().first()
-    if match_game is None:
-        return
-    tournament_id = Match.objects.values_list("tournament_id", flat=True).get(
-        pk=match_game.match_id
-    )
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    if tournament.status != Tournament.Status.RUNNING:
-        return  # a cancelled tournament annuls its games: nothing to count
-    now = game.finished_at or timezone.now()
-    match = (
-        Match.objects.select_for_update(of=("self",))
-        .select_related("entry_a", "entry_b")
-        .get(pk=match_game.match_id)
-    )
-    count_game(tournament, match, match_game, game, players)
-    if match.status != Match.Status.DECIDED:
-        decide_if_over(tournament, match, now)
-    changed(tournament)
 
 
 def count_game(tournament, match, match_game, game, players) -> None:
@@ -83,7 +57,6 @@ def decide_if_over(tournament, match, now) -> bool:
             decide(tournament, match, None, Match.Decided.GAMES, now)
             return True
         tournament.check_at = now  # the third game
-        after_commit_check(tournament.pk)
         return False
     if match.games_played == 2:
         winner = match.entry_a if match.points_a > match.points_b else match.entry_b
@@ -121,7 +94,6 @@ def decide(tournament, match, winner, how, now) -> None:
         .exists()
     ):
         tournament.check_at = now
-        after_commit_check(tournament.pk)
 
 
 def group_results(tournament, stage, group) -> list[formats.Result]:
@@ -163,20 +135,3 @@ def changed(tournament) -> None:
     tournament.save(update_fields=["version", "check_at"])
     tid, version = tournament.pk, tournament.version
     transaction.on_commit(lambda: live.changed(tid, version))
-
-
-def after_commit_check(tournament_id) -> None:
-    """Try the tournament's next step right after the commit (the worker is the
-    fallback: ``check_at`` stays set until a check has done it)."""
-
-    def check():
-        from . import stages
-
-        try:
-            stages.do_check(tournament_id)
-        except Exception:  # noqa: BLE001 - the worker retries on check_at
-            import logging
-
-            logging.getLogger(__name__).exception("tournament %s: check", tournament_id)
-
-    transaction.on_commit(check)
