@@ -66,7 +66,7 @@ def test_a_bank_game_from_the_lobby_to_the_board(
     log_in_by_cookie(german, asgi_server, anna)
     page.goto(asgi_server + "/")
     assert "Zeitkonto 2 Tage, +12 Stunden pro Zug, höchstens 5 Tage" in page.inner_text("main")
-    page.locator("a", has_text="Partie").first.click()
+    page.locator("main a", has_text="Partie").first.click()
     page.wait_for_selector("#board .banks")
     assert "Zeitkonto" in page.inner_text("#board .banks")
     screenshot(page, "time-bank-board-de-desktop")
