@@ -116,6 +116,5 @@ def start_games(new_games: Sequence[NewGame], now=None, tell: bool = True) -> li
 
 
 def start_game(new: NewGame, now=None, tell: bool = True) -> Game:
-    """Start one game (``start_games`` of one); the game's own board hears it too."""
-    game = start_games([new], now=now, tell=tell)[0]
-    return game
+    """Start one game: ``start_games`` of one."""
+    return start_games([new], now=now, tell=tell)[0]
