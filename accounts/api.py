@@ -43,7 +43,7 @@ from .messages import (
     Unfollowed,
 )
 from .messages import Device as DeviceOut
-from .tokens import BadToken, bearer_token, user_for_token
+from .tokens import BadToken, bearer_token, use_token
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -55,11 +55,13 @@ class ApiToken(HttpBearer):
 
     def __call__(self, request):
         request.auth_by_token = False
+        request.token = None  # the TokenUse, when a token says who asks
         try:
             raw = bearer_token(request)
             if raw is None:
                 return None  # no header: the session may say who it is
-            request.user = user_for_token(raw)
+            request.token = use_token(raw)
+            request.user = request.token.user
         except BadToken as error:
             raise NotAuthenticated("bad_token", str(error)) from None
         request.auth_by_token = True

@@ -117,6 +117,12 @@ class User(AbstractUser):
         editable=False,
     )
 
+    # A bot account: a person's program that plays through the API (docs/bots.md, "Bring
+    # your own bot"). Set once, through the API, on an account that has played no game.
+    bot_account = models.BooleanField(
+        _("bot account"), default=False, db_default=False, editable=False
+    )
+
     # When the worker next looks at this player's digest (``next_digest_at``): set while
     # the digest is chosen (``schedule_digest``, games.notify.preferences), kept in step
     # with the time zone by ``save`` and moved on by the worker (games.notify.queue).
@@ -292,6 +298,12 @@ class ApiToken(models.Model):
     hint = models.CharField(max_length=12, editable=False, help_text=_("the token's first letters"))
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # What the token may do (``accounts.tokens.SCOPES``), space-separated: ``read`` (the
+    # GET operations and the streams), ``play`` (everything a player does), ``bot`` (make
+    # the account a bot account).
+    scopes = models.CharField(max_length=40, default="read play", db_default="read play")
+    # After this moment the token is refused everywhere; None: until revoked.
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -299,10 +311,23 @@ class ApiToken(models.Model):
     def __str__(self):
         return f"{self.name} ({self.hint}…)"
 
+    @property
+    def scope_set(self) -> frozenset[str]:
+        return frozenset(self.scopes.split())
+
     @classmethod
-    def issue(cls, user: User, name: str) -> tuple["ApiToken", str]:
+    def issue(
+        cls, user: User, name: str, scopes=("read", "play"), expires_at=None
+    ) -> tuple["ApiToken", str]:
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        token = cls.objects.create(user=user, name=name, digest=hash_token(raw), hint=raw[:8])
+        token = cls.objects.create(
+            user=user,
+            name=name,
+            digest=hash_token(raw),
+            hint=raw[:8],
+            scopes=" ".join(sorted(set(scopes))),
+            expires_at=expires_at,
+        )
         return token, raw
 
 

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
@@ -51,12 +54,42 @@ def bearer_token(request) -> str | None:
     return raw.strip()
 
 
-def user_for_token(raw: str):
+# What a token may be allowed: ``read`` the GET operations and the streams, ``play``
+# everything a player does (moves, invitations, chat…), ``bot`` make its account a bot
+# account. A token holds one or more.
+SCOPES = ("read", "play", "bot")
+
+
+@dataclass(frozen=True)
+class TokenUse:
+    """A request's or a socket's token, as it was when it was checked."""
+
+    user: User
+    token_id: int
+    scopes: frozenset[str]
+    expires_at: dt.datetime | None
+
+    def allows(self, scope: str) -> bool:
+        return scope in self.scopes
+
+
+def token_group(token_id: int) -> str:
+    """The channel-layer group of the streams and sockets opened with one token: each
+    hears ``{"type": "token.closed", "reason": "revoked" | "expired"}`` when the token
+    stops being good, and closes."""
+    return f"token.{token_id}"
+
+
+def use_token(raw: str) -> TokenUse:
+    """The token ``raw`` and its user; ``BadToken`` if it is unknown, revoked, expired,
+    or its account cannot be used."""
     token = ApiToken.objects.select_related("user").filter(digest=hash_token(raw)).first()
     if token is None or not token.user.is_active or token.user.is_suspended:
         raise BadToken(gettext("This API token is unknown or revoked."))
-    # One write a minute at most: a bot polling every second must not hammer the table.
     now = timezone.now()
+    if token.expires_at is not None and token.expires_at <= now:
+        raise BadToken(gettext("This API token has expired."))
+    # One write a minute at most: a bot polling every second must not hammer the table.
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user
+    return TokenUse(token.user, token.pk, token.scope_set, token.expires_at)
