@@ -1,11 +1,16 @@
-"""The account endpoints of the JSON API (holidays, blocks, push devices), and how the
-API knows who is asking.
+"""The account endpoints of the JSON API (tokens, holidays, blocks, push devices), and
+how the API knows who is asking and what a token lets it do.
 
 Every operation's body and answer is declared in ``accounts.messages``; the API itself
 (one django-ninja ``NinjaAPI``, its errors as ``{"error": {code, message}}``) is
 ``shanghaien.api_site``. Authentication: a personal token in ``Authorization: Bearer …``
 (no CSRF: no browser sends it by itself), else the session, with Django's CSRF check on
 unsafe methods (the token in the ``X-CSRFToken`` header).
+
+Scopes: a token's request needs ``read`` for GET and HEAD, ``play`` (which includes
+``read``) for any other method; an operation that needs another declares its own
+authentication, ``auth=token_or_session("bot")``. A token without it is refused with 403
+``insufficient_scope``, naming the scope; a session may do everything.
 """
 
 from __future__ import annotations
@@ -39,19 +44,47 @@ from .messages import (
     Holidays,
     PushInfo,
     SubscribeBody,
+    TokenBody,
+    TokenCreated,
+    TokenList,
+    TokenRevoked,
     Unblocked,
     Unfollowed,
 )
 from .messages import Device as DeviceOut
-from .tokens import BadToken, bearer_token, use_token
+from .middleware import used_second_factor
+from .tokens import (
+    BadToken,
+    bearer_token,
+    do_issue_token,
+    do_revoke_token,
+    password_user,
+    token_json,
+    tokens_json,
+    use_token,
+)
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+READ_METHODS = ("GET", "HEAD")
+ANY_SCOPE = "any"  # an operation every token may call, whatever its scopes
+
+
+def needed_scope(method: str) -> str:
+    """The scope a token needs for an operation that declares none: ``read`` to look,
+    ``play`` to change anything."""
+    return "read" if method in READ_METHODS else "play"
 
 
 class ApiToken(HttpBearer):
-    """``Authorization: Bearer <token>``: a token the player made on their preferences
-    page. A header that is there but not a good token is refused (``bad_token``), even
-    with a session."""
+    """``Authorization: Bearer <token>``: a token the player made (their settings page,
+    or ``POST /api/tokens/``). A header that is there but not a good token is refused
+    (``bad_token``; ``token_expired`` past its expiry), even with a session. ``scope``:
+    what the operation needs of the token (None: by the method, ``needed_scope``;
+    ANY_SCOPE: nothing)."""
+
+    def __init__(self, scope: str | None = None):
+        super().__init__()
+        self.scope = scope
 
     def __call__(self, request):
         request.auth_by_token = False
@@ -63,8 +96,12 @@ class ApiToken(HttpBearer):
             request.token = use_token(raw)
             request.user = request.token.user
         except BadToken as error:
-            raise NotAuthenticated("bad_token", str(error)) from None
+            raise NotAuthenticated(error.code, str(error)) from None
         request.auth_by_token = True
+        scope = self.scope or needed_scope(request.method)
+        if scope != ANY_SCOPE and not request.token.allows(scope):
+            message = _("This token lacks the scope '%(scope)s' this operation needs.")
+            raise Forbidden("insufficient_scope", message % {"scope": scope})
         return request.user
 
     def authenticate(self, request, token):  # pragma: no cover (``__call__`` reads the header)
@@ -113,9 +150,95 @@ def not_authenticated() -> NotAuthenticated:
     return NotAuthenticated("not_authenticated", _("Log in, or send an API token."))
 
 
-AUTH = [ApiToken(), Session()]
+def token_or_session(scope: str | None = None) -> list:
+    """The authentication of an operation: a token holding ``scope`` (None: ``read`` for
+    GET and HEAD, else ``play``; ANY_SCOPE: any token), else the session. Give it as the
+    operation's ``auth=`` to ask for another scope than the method's, e.g.
+    ``@router.post("/account/bot/", auth=token_or_session("bot"))``."""
+    return [ApiToken(scope), Session()]
+
+
+AUTH = token_or_session()
+
+
+class TokenMaker(Session):
+    """Who may make a token: the session (with its CSRF check), or nobody yet, who then
+    sends the account's name and password in the body. A token may not make tokens."""
+
+    def __call__(self, request):
+        request.auth_by_token = False
+        request.token = None
+        if "Authorization" in request.headers:
+            raise Forbidden(
+                "token_not_allowed",
+                _(
+                    "A token cannot make tokens: send no Authorization header, but a "
+                    "session or the account's username and password."
+                ),
+            )
+        if request.user.is_authenticated:
+            return super().__call__(request)
+        return True  # the body's username and password say who
+
 
 router = Router(tags=["accounts"])
+
+
+# -- personal API tokens --------------------------------------------------------------------
+
+
+@router.post(
+    "/tokens/",
+    auth=[TokenMaker()],
+    response={201: TokenCreated, **refusals(429)},
+    url_name="api_tokens_create",
+)
+def create_token(request, body: TokenBody):
+    """Make a token; its value is in this answer only. With a session, for its account
+    (staff: a session that used its second factor); else for the account whose
+    ``username`` and ``password`` the body holds (staff add ``code``)."""
+    if request.user.is_authenticated:
+        user = request.user
+        if user.is_staff and not used_second_factor(request):
+            raise Forbidden(
+                "second_factor_required",
+                _("Staff make tokens from a session that used its second factor: log in again."),
+            )
+    else:
+        if body.username is None or body.password is None:
+            raise NotAuthenticated(
+                "not_authenticated",
+                _("Log in, or send the account's 'username' and 'password'."),
+            )
+        user = password_user(request, body.username, body.password, body.code)
+    token, raw = do_issue_token(user, body.name, body.scopes, body.expires_in_days)
+    return JsonResponse({**token_json(token), "token": raw}, status=201)
+
+
+@router.get(
+    "/tokens/",
+    auth=token_or_session(ANY_SCOPE),
+    response={200: TokenList, **refusals()},
+    url_name="api_tokens",
+)
+def tokens(request):
+    """The account's tokens, newest first (never their values)."""
+    return JsonResponse({"tokens": tokens_json(request.user)})
+
+
+@router.post(
+    "/tokens/{int:pk}/revoke/",
+    auth=token_or_session(ANY_SCOPE),
+    response={200: TokenRevoked, **refusals(404)},
+    url_name="api_token_revoke",
+)
+def revoke_token(request, pk: int):
+    """Revoke a token: with a session any of the account's, with a token only itself.
+    Its streams and sockets close at once."""
+    if request.token is not None and request.token.token_id != int(pk):
+        raise Forbidden("forbidden", _("A token may revoke only itself."))
+    do_revoke_token(request.user, pk)
+    return JsonResponse({"revoked": int(pk)})
 
 
 # -- holidays -------------------------------------------------------------------------------

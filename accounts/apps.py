@@ -14,7 +14,19 @@ class AccountsConfig(AppConfig):
         from .models import PushSubscription
 
         online.connect()
+        register_tokens()
 
         user_logged_out.connect(forget_on_logout, dispatch_uid="accounts.devices.forget_on_logout")
         for signal in (post_save, post_delete):
             signal.connect(device_added_or_removed, sender=PushSubscription)
+
+
+def register_tokens() -> None:
+    """The sockets take personal API tokens on the handshake (shanghaien.lib.sockets.TOKENS)."""
+    from shanghaien.lib import sockets
+
+    from . import tokens
+
+    sockets.TOKENS.use = tokens.use_token
+    sockets.TOKENS.group = tokens.token_group
+    sockets.TOKENS.alive = tokens.token_alive

@@ -4,6 +4,7 @@ they give (``accounts.api``; the base and the error envelope: ``shanghaien.lib.s
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal
 
 from pydantic import Field
 
@@ -103,3 +104,60 @@ class PushInfo(Message):
 
 class DeviceRemoved(Message):
     removed: int
+
+
+# -- personal API tokens ---------------------------------------------------------------------
+
+Scope = Literal["read", "play", "bot"]
+
+
+class TokenBody(Body):
+    """A token to make: its name, its scopes (``read``: the GET operations and the
+    streams; ``play``: everything a player does, ``read`` included; ``bot``: make the
+    account a bot account), and for how many days it holds (none: until revoked).
+
+    Without a session, the account's ``username`` (or email) and ``password``; staff add
+    ``code``, their authenticator app's code or one of their recovery codes."""
+
+    codes = {
+        "name": "bad_text",
+        "scopes": "bad_scopes",
+        "expires_in_days": "bad_expiry",
+        "username": "bad_credentials",
+        "password": "bad_credentials",
+        "code": "bad_second_factor",
+    }
+    missing_codes = {"name": "bad_text", "scopes": "bad_scopes"}
+
+    name: str = Field(examples=["my bot"])
+    scopes: list[Scope] = Field(min_length=1, max_length=3, examples=[["read", "play"]])
+    expires_in_days: int | None = Field(None, ge=1, le=365, examples=[30])
+    username: str | None = Field(None, max_length=254)
+    password: str | None = Field(None, max_length=4096)
+    code: str | None = Field(None, max_length=64)
+
+
+class TokenInfo(Message):
+    """A token as its account sees it: never its value (shown once) nor its digest."""
+
+    id: int
+    name: str
+    hint: str  # the token's first letters
+    scopes: list[Scope]
+    created_at: dt.datetime
+    last_used_at: dt.datetime | None
+    expires_at: dt.datetime | None  # None: until revoked
+
+
+class TokenCreated(TokenInfo):
+    """The new token, with its value: shown this once, kept nowhere."""
+
+    token: str
+
+
+class TokenList(Message):
+    tokens: list[TokenInfo]
+
+
+class TokenRevoked(Message):
+    revoked: int

@@ -201,6 +201,9 @@ class User(AbstractUser):
                 kwargs["update_fields"] = {*update_fields, "digest_due_at"}
         super().save(*args, **kwargs)
         if password_changed:
+            from .tokens import close_user_tokens
+
+            close_user_tokens(self.pk)  # what they opened closes once this commits
             self.api_tokens.all().delete()
 
     @property

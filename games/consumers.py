@@ -134,6 +134,8 @@ class GameConsumer(JsonProtocolConsumer):
         await self.accept()
         metrics.socket_opened("game")
         self.counted = True
+        if not await self.hold_token():
+            return
         if self.seat is not None:
             await database_sync_to_async(presence.socket_opened)(self.game_id, self.user)
             self.leased = True
@@ -284,6 +286,12 @@ class GameConsumer(JsonProtocolConsumer):
                 "unknown_type",
                 _("Unknown message type %(kind)r: command, chat or sync.") % {"kind": kind},
             )
+        if kind != "sync" and not self.token_allows("play"):
+            return await self.send_error(
+                "insufficient_scope",
+                _("This connection's token lacks the scope 'play': it may watch, not act."),
+                content.get("client_id"),
+            )
         if kind == "sync":
             wait = self.syncs.take()
             if wait:
@@ -420,6 +428,8 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.accept()
         metrics.socket_opened("lobby")
         self.counted = True
+        if not await self.hold_token():
+            return
         count, ids = await self._waiting()
         await self.send_json({"type": "hello", "your_turn": count, "waiting": ids})
 

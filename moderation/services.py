@@ -15,6 +15,7 @@ from accounts.guest_accounts import refuse_guest
 from accounts.models import SUSPENDED_FOR_GOOD as FOREVER
 from accounts.models import User
 from accounts.notices import give_notice
+from accounts.tokens import close_user_tokens
 from games.access import access_game, seating
 from games.live import broadcast
 from games.models import ChatMessage, Game
@@ -122,6 +123,7 @@ def do_suspend(user_id, moderator, reason, days: int | None = None) -> User:
             end_by_server(game, "adjudicated", winner=1 - seating.seat, now=now)
             adjudicated.append(game.pk)
         ranking_changed()  # a suspended player leaves the ranking
+        close_user_tokens(user.pk)  # its tokens' streams and sockets close (after the commit)
         _audit(
             moderator,
             "suspend",

@@ -16,15 +16,16 @@ from games.backlog import BacklogCollector  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from shanghaien.lib.access_log import AccessLog  # noqa: E402
 from shanghaien.lib.metrics import Exposition  # noqa: E402
-from shanghaien.lib.sockets import SessionUser, SiteOriginValidator  # noqa: E402
+from shanghaien.lib.sockets import SiteOriginValidator, SocketUser  # noqa: E402
 
 
 def websocket_application(more_routes=()):
     """The websocket side: the site's routes (and ``more_routes``), behind the access
-    log, the origin check (the site's own origins only: ``SiteOriginValidator``) and the
-    session login (read once, as the socket connects)."""
+    log, the origin check (a cookie's socket from the site's own origins only:
+    ``SiteOriginValidator``) and the login by token or session (read once, as the socket
+    connects: ``SocketUser``)."""
     routes = [*websocket_urlpatterns, *more_routes]
-    return AccessLog(SiteOriginValidator(SessionUser(URLRouter(routes))))
+    return AccessLog(SiteOriginValidator(SocketUser(URLRouter(routes))))
 
 
 # The process's own series (requests, sockets, moves) and the backlog read from the

@@ -57,6 +57,14 @@ SLOT_BATCH = 20  # places looked at in one round trip: the first free one is tak
 # nearer its end may lapse and go to another socket between the read and the write.
 SLOT_MARGIN_SECONDS = 2.0
 
+# What the sockets need of the personal API tokens (``Authorization: Bearer …`` on the
+# handshake), registered by the app that keeps them (accounts): ``use(raw)``, the token's
+# use (``user``, ``token_id``, ``scopes``, ``expires_at``, ``allows(scope)``), raising for
+# a bad one; ``group(token_id)``, the channel-layer group that hears
+# ``{"type": "token.closed", "reason": "revoked" | "expired"}`` when it stops being good;
+# ``alive(token_id)``, whether it still is. Without them a token handshake is refused.
+TOKENS = SimpleNamespace(use=None, group=None, alive=None)
+
 # Who is told which accounts have sockets open in this process: functions of a set of
 # user ids, called on the database threads as a socket opens or closes and at each
 # renewal beat with every account of the process's places (accounts.online keeps each
@@ -258,8 +266,72 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
             await super().__call__(scope, receive, send)
         finally:
             await self.release()
+            await self.let_go_of_token()
             await self.give_back_place()
             await self.after_close()
+
+    # -- a socket opened with a token (``scope["token"]``) ---------------------------------
+
+    token_group = None  # the token's group, once joined
+    token_timer = None  # the task that closes the socket when the token expires
+
+    @property
+    def token(self):
+        """The token that opened this socket (its use: ``TOKENS.use``), None for a cookie."""
+        return self.scope.get("token")
+
+    def token_allows(self, scope: str) -> bool:
+        """Whether this socket may do what ``scope`` covers: always with a cookie."""
+        return self.token is None or self.token.allows(scope)
+
+    async def hold_token(self) -> bool:
+        """Once accepted: if a token opened the socket, join its group (its revocation
+        closes the socket, ``token_closed``) and, if it expires, set a timer for then.
+        The token is looked at once more after joining (a revocation just before was
+        not heard): False, and the socket closed, if it is no longer good. A socket
+        opened with a cookie, or a token without expiry, keeps no task."""
+        token = self.token
+        if token is None:
+            return True
+        group = TOKENS.group(token.token_id)
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.token_group = group
+        except Exception:  # the layer is away: the token's later revocation is not heard
+            logger.warning("could not join a token's group", exc_info=True)
+        if not await database_sync_to_async(TOKENS.alive)(token.token_id):
+            await self.token_closed({"reason": "revoked"})
+            return False
+        if token.expires_at is not None:
+            self.token_timer = asyncio.create_task(self._expire_at(token.expires_at))
+        return True
+
+    async def _expire_at(self, moment) -> None:
+        await asyncio.sleep(max(0.0, moment.timestamp() - time.time()))
+        self.token_timer = None  # it is this task: not cancelled by the close below
+        with translation.override(self.language):
+            await self.token_closed({"reason": "expired"})
+
+    async def token_closed(self, event) -> None:
+        """The token that opened this socket stopped being good: a last error frame
+        (``token_revoked`` or ``token_expired``) and the socket closes (NOT_AUTHENTICATED)."""
+        if event.get("reason") == "expired":
+            code, message = "token_expired", _("The token of this connection has expired.")
+        else:
+            code, message = "token_revoked", _("The token of this connection was revoked.")
+        await self.send_error(code, message)
+        await self.close(code=NOT_AUTHENTICATED)
+
+    async def let_go_of_token(self) -> None:
+        timer, self.token_timer = self.token_timer, None
+        if timer is not None:
+            timer.cancel()
+        group, self.token_group = self.token_group, None
+        if group is not None:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # the layer is away; its group membership expires
+                logger.warning("could not leave a token's group", exc_info=True)
 
     async def release(self) -> None:
         """Give back what the connection holds. Safe to call more than once."""
@@ -355,8 +427,12 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error("rate_limited", message, client_id, retry_after=retry_after)
 
 
-class SessionUser:
-    """The socket's user, from its session cookie, read once as it connects: what
+class SocketUser:
+    """The socket's user, read once as it connects: from an ``Authorization: Bearer
+    <token>`` header if there is one (the token's use goes in ``scope["token"]``; a bad,
+    revoked or expired token leaves the socket anonymous, and the consumer refuses the
+    handshake with NOT_AUTHENTICATED, whatever cookie came too), else from the session
+    cookie. For the cookie, what
     Channels' ``AuthMiddlewareStack`` gives, without what that keeps for the socket's
     whole life (three more middleware frames, each with its copy of the scope, the loaded
     session and a lazy wrapper around the user: some KiB a socket, and 3,000 idle boards
@@ -390,11 +466,37 @@ class SessionUser:
                 if name == b"cookie":
                     cookies = parse_cookie(value.decode("latin-1"))
                     break
+            header = authorization(scope)
+            if header is not None:
+                user, token = await database_sync_to_async(token_user)(header)
+                scope = dict(scope, cookies=cookies, user=user, token=token)
+                return await self.inner(scope, receive, sending)
             key = cookies.get(settings.SESSION_COOKIE_NAME)
             user = await database_sync_to_async(session_user)(key)
             return await self.inner(dict(scope, cookies=cookies, user=user), receive, sending)
         finally:
             done()
+
+
+def authorization(scope) -> str | None:
+    """The handshake's Authorization header, None without one."""
+    for name, value in scope.get("headers") or ():
+        if name == b"authorization":
+            return value.decode("latin-1")
+    return None
+
+
+def token_user(header: str):
+    """(user, token use) of an ``Authorization: Bearer <token>`` header; (AnonymousUser,
+    None) for anything but a good token."""
+    scheme, _space, raw = header.partition(" ")
+    if scheme.lower() != "bearer" or not raw.strip() or TOKENS.use is None:
+        return AnonymousUser(), None
+    try:
+        token = TOKENS.use(raw.strip())
+    except Exception:  # unknown, revoked, expired, its account unusable
+        return AnonymousUser(), None
+    return token.user, token
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -454,25 +556,29 @@ def is_site_origin(parts) -> bool:
 
 
 class SiteOriginValidator(OriginValidator):
-    """A socket opened from a page is refused unless the page is the site's own: its
-    Origin matches ``SITE_URL`` or one of ``CSRF_TRUSTED_ORIGINS`` in scheme, host and
-    port (``http://127.0.0.1:1`` is not ``http://127.0.0.1:8000``). The settings are read
-    at each handshake.
+    """A socket that the session cookie logs in is refused unless it comes from the
+    site's own page: its Origin matches ``SITE_URL`` or one of ``CSRF_TRUSTED_ORIGINS``
+    in scheme, host and port (``http://127.0.0.1:1`` is not ``http://127.0.0.1:8000``).
+    The settings are read at each handshake. A handshake without an Origin, or with
+    ``Origin: null`` (a sandboxed frame, a file), is refused: a program (a benchmark, a
+    player's own client) that uses a cookie sends the site's Origin as a page would.
 
-    A handshake without an Origin is let through: every browser sends one on a websocket,
-    so none means a program (the benchmarks, a player's own client), which carries its
-    cookie itself and could as well write any Origin it likes. What the check is for, a
-    page of another site opening a socket with the visitor's cookie, always says where
-    it comes from, as Django's CSRF check reasons for forms. ``Origin: null`` (a sandboxed
-    frame, a file) is refused.
+    A handshake with an ``Authorization`` header is let through whatever its Origin says:
+    no page can set that header on a websocket, and the token in it, not the cookie, says
+    who connects (``SocketUser``), so no other site can borrow a visitor's login by it.
     """
 
     def __init__(self, application):
         super().__init__(application, allowed_origins=())
 
+    async def __call__(self, scope, receive, send):
+        if authorization(scope) is not None:
+            return await self.application(scope, receive, send)
+        return await super().__call__(scope, receive, send)
+
     def valid_origin(self, parsed_origin) -> bool:
         if parsed_origin is None:
-            return True
+            return False
         return is_site_origin(parsed_origin)
 
 

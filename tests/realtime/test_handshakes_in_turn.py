@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from shanghaien.lib.sockets import SessionUser
+from shanghaien.lib.sockets import SocketUser
 
 
 def scope(n: int) -> dict:
@@ -28,7 +28,7 @@ async def test_handshakes_go_through_in_turn_two_per_database_thread(settings):
     async def send(message):
         sent.append(message["type"])
 
-    app = SessionUser(consumer)
+    app = SocketUser(consumer)
     tasks = [asyncio.create_task(app(scope(n), None, send)) for n in range(5)]
     try:
         for _ in range(200):
@@ -59,7 +59,7 @@ async def test_a_handshake_that_fails_lets_the_next_one_in(settings):
         entered.append(scope["path"])
         raise RuntimeError("the consumer crashed before answering")
 
-    app = SessionUser(consumer)
+    app = SocketUser(consumer)
     for n in range(4):  # more than the gate holds: each failure gave its place back
         with pytest.raises(RuntimeError):
             await asyncio.wait_for(app(scope(n), None, None), 5)

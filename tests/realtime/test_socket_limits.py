@@ -81,10 +81,13 @@ async def test_the_default_site_refuses_another_port_and_scheme_of_its_own_host(
     assert ok
 
 
-async def test_a_program_that_sends_no_origin_is_let_in(site, sockets, game, players):
-    """Browsers always send an Origin on a websocket; a program (a benchmark, a player's
-    own client) that sends none is no page of another site."""
-    _, ok, _ = await sockets(f"/ws/games/{game.pk}/", players["anna"], origin=b"")
+async def test_a_cookie_socket_without_an_origin_is_refused(site, sockets, game, players):
+    """A program that logs in with a cookie sends the site's Origin as a page would; one
+    that sends none is refused (a program uses a token: tests/realtime/test_token_sockets.py)."""
+    for path in (f"/ws/games/{game.pk}/", "/ws/lobby/"):
+        _, ok, _ = await sockets(path, players["anna"], origin=b"")
+        assert not ok, path
+    _, ok, _ = await sockets(f"/ws/games/{game.pk}/", players["anna"])  # the site's own
     assert ok
 
 
