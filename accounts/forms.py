@@ -205,4 +205,32 @@ class HolidayForm(forms.Form):
 
 
 class TokenForm(forms.Form):
+    """A new token: its name, its scopes (accounts.tokens.SCOPES) and when it expires."""
+
+    SCOPE_CHOICES = [
+        ("read", _("read: see games, invitations and the streams")),
+        ("play", _("play: move, invite, chat (includes read)")),
+        ("bot", _("bot: make this account a bot account")),
+    ]
+    EXPIRY_CHOICES = [
+        ("", _("never (until revoked)")),
+        ("7", _("in 7 days")),
+        ("30", _("in 30 days")),
+        ("90", _("in 90 days")),
+        ("365", _("in a year")),
+    ]
+
     name = forms.CharField(max_length=60, help_text=_("What the token is for, e.g. “my bot”."))
+    scopes = forms.MultipleChoiceField(
+        label=_("Scopes"),
+        choices=SCOPE_CHOICES,
+        initial=["read", "play"],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    expires_in_days = forms.TypedChoiceField(
+        label=_("Expires"),
+        choices=EXPIRY_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )

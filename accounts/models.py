@@ -318,6 +318,18 @@ class ApiToken(models.Model):
     def scope_set(self) -> frozenset[str]:
         return frozenset(self.scopes.split())
 
+    @property
+    def scope_list(self) -> list[str]:
+        """Its scopes in the order of ``accounts.tokens.SCOPES`` (read, play, bot)."""
+        order = ("read", "play", "bot")
+        return sorted(self.scope_set, key=lambda s: order.index(s) if s in order else len(order))
+
+    @property
+    def expired(self) -> bool:
+        from django.utils import timezone
+
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
     @classmethod
     def issue(
         cls, user: User, name: str, scopes=("read", "play"), expires_at=None

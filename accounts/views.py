@@ -30,12 +30,12 @@ from .devices import do_remove_device
 from .follows import do_follow, do_unfollow
 from .forms import HolidayForm, TokenForm
 from .holidays import do_cancel_holiday, do_declare_holiday
-from .middleware import record_second_factor
+from .middleware import record_second_factor, used_second_factor
 from .models import ApiToken, User
 from .notices import do_dismiss_notice
 from .online import do_show_presence
 from .throttle import wait_for
-from .tokens import do_issue_token
+from .tokens import do_issue_token, do_revoke_token
 
 
 class LoginView(allauth_views.LoginView):
@@ -214,17 +214,33 @@ def old_reset_link(request, uidb64, token):
 def create_token(request):
     form = TokenForm(request.POST)
     if not form.is_valid():
-        max_length = TokenForm.base_fields["name"].max_length
-        message = ngettext(
-            "A token needs a name of at most %(max)d character.",
-            "A token needs a name of at most %(max)d characters.",
-            max_length,
-        ) % {"max": max_length}
+        if "name" in form.errors:
+            max_length = TokenForm.base_fields["name"].max_length
+            message = ngettext(
+                "A token needs a name of at most %(max)d character.",
+                "A token needs a name of at most %(max)d characters.",
+                max_length,
+            ) % {"max": max_length}
+        elif "scopes" in form.errors:
+            message = _("Choose at least one scope for the token.")
+        else:
+            message = _("Choose when the token expires from the list.")
         messages.error(request, message)
         return back_to_settings("tokens")
     back = reverse("settings") + "#tokens"
+    if request.user.is_staff and not used_second_factor(request):
+        messages.error(
+            request,
+            _("Staff make tokens from a session that used its second factor: log in again."),
+        )
+        return redirect(back)
     try:
-        token, raw = do_issue_token(request.user, form.cleaned_data["name"])
+        token, raw = do_issue_token(
+            request.user,
+            form.cleaned_data["name"],
+            form.cleaned_data["scopes"],
+            form.cleaned_data["expires_in_days"],
+        )
     except RateLimited as error:
         return rate_limited_page(request, error, back)
     except ServiceError as error:
@@ -237,7 +253,7 @@ def create_token(request):
 @require_POST
 def revoke_token(request, pk):
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
-    token.delete()
+    do_revoke_token(request.user, token.pk)  # its open streams and sockets close too
     messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
     return back_to_settings("tokens")
 
