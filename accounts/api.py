@@ -96,7 +96,9 @@ class ApiToken(HttpBearer):
             request.token = use_token(raw)
             request.user = request.token.user
         except BadToken as error:
-            raise NotAuthenticated(error.code, str(error)) from None
+            if error.code == "token_expired":
+                raise NotAuthenticated("token_expired", str(error)) from None
+            raise NotAuthenticated("bad_token", str(error)) from None
         request.auth_by_token = True
         scope = self.scope or needed_scope(request.method)
         if scope != ANY_SCOPE and not request.token.allows(scope):
@@ -236,7 +238,7 @@ def revoke_token(request, pk: int):
     """Revoke a token: with a session any of the account's, with a token only itself.
     Its streams and sockets close at once."""
     if request.token is not None and request.token.token_id != int(pk):
-        raise Forbidden("forbidden", _("A token may revoke only itself."))
+        raise Forbidden("other_token", _("A token may revoke only itself."))
     do_revoke_token(request.user, pk)
     return JsonResponse({"revoked": int(pk)})
 
