@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accounts.holidays import do_declare_holiday
-from accounts.models import Holiday, PushSubscription
+from accounts.models import ApiToken, Holiday, PushSubscription, hash_token
 from games import rules
 from games.models import Command, Invitation
 from games.rules.shapes import COMMAND_TYPES
@@ -372,6 +372,55 @@ def plan_push_remove(world: World, draw) -> Request:
     return api_request(draw, world, who, path, draw(mutated({})))
 
 
+# -- personal API tokens -----------------------------------------------------------------------
+
+PASSWORD = "tavern-dice-42"  # the players' own (tests/conftest.py)
+SCOPE_LISTS = st.sampled_from([["read"], ["read", "play"], ["play"], ["bot"], ["read", "read"]])
+BAD_SCOPE_LISTS = st.sampled_from([[], ["admin"], "read", [None], ["READ"]])
+EXPIRIES = st.sampled_from([None, 1, 7, 30, 365])
+BAD_EXPIRIES = st.sampled_from([0, 366, -1, "7", 7.0, True])
+
+
+def plan_token_create(world: World, draw) -> Request:
+    """Make a token: a session (CSRF enforced or not), a token (refused), a stranger, or
+    nobody with a name and password, right or wrong (staff: mia, with or without a code)."""
+    who = draw(who_strategy("anna", "anonymous", "anna-csrf", "anna-token", "mia"))
+    body = {
+        "name": draw(mostly(st.sampled_from(["my bot", "x" * 60]), hostile_text)),
+        "scopes": draw(mostly(SCOPE_LISTS, BAD_SCOPE_LISTS)),
+        "expires_in_days": draw(mostly(EXPIRIES, BAD_EXPIRIES)),
+    }
+    if who in ("anonymous", "bad-token") or draw(st.integers(0, 5)) == 0:
+        body["username"] = draw(st.sampled_from(["anna", "ANNA", "bernd", "mia", "nobody", ""]))
+        body["password"] = draw(st.sampled_from([PASSWORD, PASSWORD, "wrong", "", "x" * 5000]))
+        if draw(st.booleans()):
+            body["code"] = draw(st.sampled_from(["000000", "123456", "", "x" * 65]))
+    extra = ["read", "play", "bot", 1, 365, PASSWORD, "anna"]
+    return api_request(draw, world, who, "/api/tokens/", draw(mutated(body, extra)))
+
+
+def token_ids(world: World) -> list[int]:
+    """Tokens to revoke: a few of anna's and bernd's besides the ones the world's own
+    requests use (made again when a request revoked one of those)."""
+    for name in ("anna", "bernd"):
+        user = world.players[name]
+        if not ApiToken.objects.filter(digest=hash_token(world.tokens[name])).exists():
+            world.tokens[name] = ApiToken.issue(user, "fuzz")[1]
+            world.known = None
+        while ApiToken.objects.filter(user=user).count() < 3:
+            ApiToken.issue(user, "spare")
+            world.known = None
+    return list(ApiToken.objects.values_list("pk", flat=True))
+
+
+def plan_token_revoke(world: World, draw) -> Request:
+    ids = token_ids(world)
+    who = draw(who_strategy("anna", "anna-token", "bernd-token", "anna-csrf"))
+    token = draw(path_part(ids))
+    path = f"/api/tokens/{token}/revoke/"
+    return api_request(draw, world, who, path, draw(mutated({})))
+
+
 TOURNAMENT_FORMATS = ["round_robin", "groups_knockout", "knockout"]
 TOURNAMENT_ACTIONS = ["join", "leave", "withdraw", "start", "cancel"]
 
@@ -437,6 +486,8 @@ ENDPOINTS = {
     "cancel_holiday": plan_holiday_cancel,
     "push_subscribe": plan_push_subscribe,
     "push_remove": plan_push_remove,
+    "token_create": plan_token_create,
+    "token_revoke": plan_token_revoke,
 }
 
 
