@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth import authenticate
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
@@ -157,9 +158,7 @@ def password_user(request, username, password, code) -> User:
     Attempts are limited per address and per name (429); a wrong name or password gets
     one answer, ``bad_credentials``, that does not tell which. Staff also send their
     authenticator app's code (or one of their recovery codes) as ``code``."""
-    from allauth.account.adapter import get_adapter
-
-    PASSWORD_TRIES_PER_ADDRESS.hit(get_adapter(request).get_client_ip(request))
+    PASSWORD_TRIES_PER_ADDRESS.hit(client_address(request))
     PASSWORD_TRIES_PER_NAME.hit(hashlib.sha256(username.strip().lower().encode()).hexdigest())
     user = authenticate(request, username=username, password=password)
     if user is None:
@@ -167,6 +166,17 @@ def password_user(request, username, password, code) -> User:
     if user.is_staff:
         check_second_factor(user, code)
     return user
+
+
+def client_address(request) -> str:
+    """The address a request came from, as allauth's limits read it (behind the trusted
+    proxies); without one that it can tell, all such requests share one count."""
+    from allauth.account.adapter import get_adapter
+
+    try:
+        return get_adapter(request).get_client_ip(request)
+    except PermissionDenied:
+        return "unknown"
 
 
 def check_second_factor(user, code) -> None:

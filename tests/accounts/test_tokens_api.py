@@ -389,3 +389,9 @@ def test_a_read_token_may_call_every_get_operation(game, players):
         if method == "GET":
             answer = client.get(concrete(path, game.pk))
             assert answer.status_code != 403 or code_of(answer) != "insufficient_scope", path
+
+
+def test_a_request_without_an_address_is_counted_not_failed(players):
+    body = {"name": "bot", "scopes": ["read"], "username": "anna", "password": "wrong"}
+    refused = post(Client(REMOTE_ADDR=""), "/api/tokens/", body)
+    assert refused.status_code == 401 and code_of(refused) == "bad_credentials"
