@@ -123,9 +123,6 @@ class TokenBody(Body):
         "name": "bad_text",
         "scopes": "bad_scopes",
         "expires_in_days": "bad_expiry",
-        "username": "bad_credentials",
-        "password": "bad_credentials",
-        "code": "bad_second_factor",
     }
     missing_codes = {"name": "bad_text", "scopes": "bad_scopes"}
 

@@ -183,9 +183,11 @@ def test_the_invitation_form_says_when_to_try_again(clients):
 
 def test_token_creation_is_limited(clients, players):
     for i in range(10):
-        response = clients["anna"].post("/accounts/tokens/", {"name": f"bot {i}"})
+        response = clients["anna"].post(
+            "/accounts/tokens/", {"name": f"bot {i}", "scopes": ["read"]}
+        )
         assert response.status_code == 200
-    response = clients["anna"].post("/accounts/tokens/", {"name": "one more"})
+    response = clients["anna"].post("/accounts/tokens/", {"name": "one more", "scopes": ["read"]})
     assert response.status_code == 429 and response["Retry-After"]
     assert ApiToken.objects.filter(user=players["anna"]).count() == 10
 
@@ -239,7 +241,7 @@ def test_limits_hold_under_a_concurrent_burst(game, players, django_user_model):
 
 
 def test_the_new_token_page_is_never_cached(clients):
-    response = clients["anna"].post("/accounts/tokens/", {"name": "bot"})
+    response = clients["anna"].post("/accounts/tokens/", {"name": "bot", "scopes": ["read"]})
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"] or "no-cache" in response["Cache-Control"]
     assert "max-age=0" in response["Cache-Control"]

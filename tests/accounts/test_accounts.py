@@ -89,7 +89,7 @@ def test_a_token_is_shown_once_and_stored_only_as_a_hash():
     anna = User.objects.create_user("anna", password="x")
     client = Client()
     client.force_login(anna)
-    response = client.post("/accounts/tokens/", {"name": "my bot"})
+    response = client.post("/accounts/tokens/", {"name": "my bot", "scopes": ["read", "play"]})
     raw = response.context["raw"]
     assert raw.startswith("shg_") and raw in response.content.decode()
     token = ApiToken.objects.get(user=anna)

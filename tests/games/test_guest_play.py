@@ -243,7 +243,9 @@ def test_a_guests_rematch_is_against_the_computer_casual_and_one_at_a_time(guest
 def test_a_guest_cannot_make_api_tokens_or_report(guest_client):
     guest = guest_of(guest_client)
     game = game_of(guest)
-    response = guest_client.post("/accounts/tokens/", {"name": "my bot"})
+    response = guest_client.post(
+        "/accounts/tokens/", {"name": "my bot", "scopes": ["read", "play"]}
+    )
     assert response.status_code == 302
     assert "Sign up to use API tokens" in guest_client.get(response["Location"]).content.decode()
     with pytest.raises(Forbidden, match="Sign up to use API tokens"):
