@@ -75,6 +75,11 @@ def games(players, game):
 
 
 def open_socket(path: str, cookie: str) -> WebsocketCommunicator:
+    """A socket as the site's page opens it, with its cookie; or, for a ``cookie`` that
+    is ``Bearer <token>``, as a program does, with that token and no Origin."""
+    if cookie.startswith("Bearer "):
+        headers = [(b"host", b"localhost"), (b"authorization", cookie.encode())]
+        return WebsocketCommunicator(application, path, headers=headers)
     headers = [(b"origin", site_origin()), (b"host", b"localhost")]
     headers.append((b"cookie", cookie.encode()))
     return WebsocketCommunicator(application, path, headers=headers)
@@ -213,7 +218,12 @@ def fuzz_game_socket(games, cookies, run, role: str, weight: float) -> None:
         game = games.current()
         mover = game.to_move.username if game.to_move else "anna"
         other = "bernd" if mover == "anna" else "anna"
-        who = "carl" if role == "watcher" else data.draw(st.sampled_from([mover] * 3 + [other]))
+        if role == "watcher":
+            who = "carl"
+        elif role == "reader":
+            who = f"{mover}-reader"  # the mover's read token: it may sync, never act
+        else:
+            who = data.draw(st.sampled_from([mover] * 3 + [other]))
         async_to_sync(game_socket_example)(data.draw, games, cookies, who, run)
         run.examples += 1
 
@@ -229,6 +239,23 @@ def test_game_socket_as_a_player(games, cookies, fuzz_run):
 
 def test_game_socket_as_a_watcher(games, cookies, fuzz_run):
     fuzz_game_socket(games, cookies, fuzz_run, "watcher", weight=0.3)
+
+
+@pytest.fixture
+def with_read_tokens(players, cookies):
+    """The players' cookies, and for anna and bernd a ``read`` token each (``<name>-reader``)."""
+    from accounts.models import ApiToken
+
+    readers = {
+        f"{name}-reader": "Bearer " + ApiToken.issue(players[name], "reader", ("read",))[1]
+        for name in ("anna", "bernd")
+    }
+    return {**cookies, **readers}
+
+
+def test_game_socket_with_a_read_token(games, with_read_tokens, fuzz_run):
+    fuzz_game_socket(games, with_read_tokens, fuzz_run, "reader", weight=0.3)
+    assert fuzz_run.codes["insufficient_scope"] > 0
 
 
 # -- the lobby -----------------------------------------------------------------------------
