@@ -188,6 +188,28 @@ def test_staff_need_their_authenticator_code_with_the_password(moderator):
     assert made.status_code == 201, made.content
 
 
+def test_staff_may_send_a_recovery_code_once(moderator):
+    import secrets
+
+    from allauth.mfa.adapter import get_adapter as get_mfa_adapter
+    from allauth.mfa.models import Authenticator
+
+    moderator.set_password(PASSWORD)
+    moderator.save()
+    give_authenticator_app(moderator)
+    kept = Authenticator.objects.create(
+        user=moderator,
+        type=Authenticator.Type.RECOVERY_CODES,
+        data={"seed": get_mfa_adapter().encrypt(secrets.token_hex(40)), "used_mask": 0},
+    )
+    code = kept.wrap().get_unused_codes()[0]
+    body = {"name": "tool", "scopes": ["read"], "username": "mia", "password": PASSWORD}
+    assert post(Client(), "/api/tokens/", {**body, "code": code}).status_code == 201
+    again = post(Client(), "/api/tokens/", {**body, "code": code})
+    assert again.status_code == 401 and code_of(again) == "bad_second_factor"
+    assert ApiToken.objects.count() == 1
+
+
 def test_staff_make_tokens_from_a_session_that_used_its_second_factor(moderator):
     plain = Client()
     plain.force_login(moderator)
