@@ -488,13 +488,16 @@ def authorization(scope) -> str | None:
 
 def token_user(header: str):
     """(user, token use) of an ``Authorization: Bearer <token>`` header; (AnonymousUser,
-    None) for anything but a good token."""
+    None) for anything but a good token that may read (``read``, or ``play`` which
+    includes it: a ``bot``-only token opens no socket)."""
     scheme, _space, raw = header.partition(" ")
     if scheme.lower() != "bearer" or not raw.strip() or TOKENS.use is None:
         return AnonymousUser(), None
     try:
         token = TOKENS.use(raw.strip())
     except Exception:  # unknown, revoked, expired, its account unusable
+        return AnonymousUser(), None
+    if not token.allows("read"):
         return AnonymousUser(), None
     return token.user, token
 

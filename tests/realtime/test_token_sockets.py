@@ -101,6 +101,13 @@ async def test_a_bad_token_refuses_the_handshake_even_with_a_good_cookie(
             assert not ok and code == NOT_AUTHENTICATED, (path, header)
 
 
+async def test_a_bot_only_token_opens_no_socket(token_sockets, game, players):
+    _, raw = await issue(players["anna"], scopes=("bot",))
+    for path in (f"/ws/games/{game.pk}/", "/ws/lobby/"):
+        _, ok, code = await token_sockets(path, raw)
+        assert not ok and code == NOT_AUTHENTICATED, path
+
+
 async def test_a_revoked_token_refuses_the_handshake(token_sockets, game, players):
     token, raw = await issue(players["anna"])
     await database_sync_to_async(do_revoke_token)(players["anna"], token.pk)
