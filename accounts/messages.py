@@ -103,3 +103,10 @@ class PushInfo(Message):
 
 class DeviceRemoved(Message):
     removed: int
+
+
+class BotAccount(Message):
+    """``POST /api/account/bot/``: the account, now a bot account for good."""
+
+    username: str
+    bot_account: bool
