@@ -39,7 +39,7 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-EXAMPLES = 12  # per operation (39 operations)
+EXAMPLES = 12  # per operation (40 operations)
 
 
 def test_the_schema_is_served_and_valid_openapi_3_1(client):
@@ -51,8 +51,10 @@ def test_the_schema_is_served_and_valid_openapi_3_1(client):
     methods = {(path, method) for path, ops in schema["paths"].items() for method in ops}
     assert ("/api/games/{pk}/commands/", "post") in methods
     assert ("/api/tournaments/{pk}/join/", "post") in methods
-    # with the note (GET and PUT), the search, the follows and the tournaments' eight
-    assert len(methods) == 39
+    assert ("/api/account/bot/", "post") in methods
+    # with the note (GET and PUT), the search, the follows, the tournaments' eight and
+    # the bot-account upgrade
+    assert len(methods) == 40
 
 
 def test_every_body_refuses_unknown_fields_in_the_schema(client):
