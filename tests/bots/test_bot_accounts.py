@@ -512,3 +512,15 @@ def test_the_bot_account_may_be_given_an_extra_day(players, robo, clients, trave
     assert response.status_code == 200, json.dumps(response.json())
     game.refresh_from_db()
     assert game.deadline == before + DAY and game.deadline > START
+
+
+@pytest.mark.django_db
+def test_the_lobby_marks_a_bot_accounts_invitations(players, robo, clients):
+    invitations.do_invite(robo, rated=False)  # to anyone
+    invitations.do_invite(robo, to="anna", rated=False)
+    lobby = clients["anna"].get("/").content.decode()
+    mark = '<span class="tag bot">bot</span>'
+    assert lobby.count(mark) == 2
+    invitations.do_invite(players["anna"], to="robo", rated=False)
+    assert clients["anna"].get("/").content.decode().count(mark) == 3  # and the one to it
+    assert clients["bernd"].get("/").content.decode().count(mark) == 1  # the open one
