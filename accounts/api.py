@@ -1,5 +1,5 @@
-"""The account endpoints of the JSON API (tokens, holidays, blocks, push devices), and
-how the API knows who is asking and what a token lets it do.
+"""The account endpoints of the JSON API (tokens, holidays, blocks, push devices, the
+bot-account upgrade), and how the API knows who is asking and what a token lets it do.
 
 Every operation's body and answer is declared in ``accounts.messages``; the API itself
 (one django-ninja ``NinjaAPI``, its errors as ``{"error": {code, message}}``) is
@@ -27,6 +27,7 @@ from shanghaien.lib.errors import Forbidden, NotAuthenticated
 from shanghaien.lib.schemas import refusals
 
 from .blocks import do_block, do_unblock
+from .bot_accounts import do_become_bot_account
 from .devices import SESSION_KEY, device_name, do_remove_device, do_subscribe
 from .follows import do_follow, do_unfollow, followed_by
 from .holidays import do_cancel_holiday, do_declare_holiday
@@ -34,6 +35,7 @@ from .messages import (
     BlockBody,
     Blocked,
     BlockList,
+    BotAccount,
     DeviceRemoved,
     FollowBody,
     Followed,
@@ -380,3 +382,20 @@ def _device_json(device) -> dict:
         "created_at": device.created_at.isoformat(),
         "last_success_at": device.last_success_at and device.last_success_at.isoformat(),
     }
+
+
+# -- bot accounts ---------------------------------------------------------------------------
+
+
+@router.post(
+    "/account/bot/",
+    response={200: BotAccount, **refusals(409)},
+    url_name="api_account_bot",
+    auth=token_or_session("bot"),
+)
+def become_bot_account(request):
+    """Make this account a bot account, once and for good (docs/bots.md, "Bring your own
+    bot"): only an account that has played no game, with no open invitation, holiday or
+    tournament entry, and not a guest's, a computer opponent's or staff's."""
+    user = do_become_bot_account(request.user)
+    return JsonResponse({"username": user.username, "bot_account": user.bot_account})

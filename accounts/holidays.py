@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from shanghaien.lib.db import locked_or_404
-from shanghaien.lib.errors import BadRequest, Conflict
+from shanghaien.lib.errors import BadRequest, Conflict, Forbidden
 
 from .models import HOLIDAY_DAYS_PER_YEAR, Holiday, User
 
@@ -40,6 +40,9 @@ HOLIDAY_NOTICE_MAX = dt.timedelta(days=365)
 
 
 def do_declare_holiday(user, start, end, now=None) -> Holiday:
+    if user.bot_account:  # a program is never away; its clock runs like anyone's
+        message = _("A bot account takes no holidays: a holiday would pause its clocks.")
+        raise Forbidden("bot_account", message)
     start, end = _date(start, "start"), _date(end, "end")
     today = timezone.localtime(now or timezone.now(), user.zone).date()  # the player's day
     if start <= today:

@@ -158,3 +158,10 @@ class TokenList(Message):
 
 class TokenRevoked(Message):
     revoked: int
+
+
+class BotAccount(Message):
+    """``POST /api/account/bot/``: the account, now a bot account for good."""
+
+    username: str
+    bot_account: bool

@@ -59,9 +59,16 @@ BOT_LEVELS = [
 ]
 
 
+# The mark of a bot account (``User.program_mark``), beside the computer opponents' levels.
+BOT_ACCOUNT_MARK = "bot"
+
+
 def bot_mark(level: str) -> str:
-    """The words beside a computer opponent's name wherever it shows, in the active
-    language: "computer · Captain"."""
+    """The words beside a program's name wherever it shows, in the active language:
+    "computer · Captain" for a computer opponent's level, "bot" for a bot account
+    (``BOT_ACCOUNT_MARK``)."""
+    if level == BOT_ACCOUNT_MARK:
+        return pgettext("a tag beside a bot account's name", "bot")
     return pgettext("a tag beside a computer opponent's name", "computer · %(level)s") % {
         "level": dict(BOT_LEVELS)[level]
     }
@@ -207,8 +214,25 @@ class User(AbstractUser):
             self.api_tokens.all().delete()
 
     @property
-    def is_bot(self) -> bool:
+    def is_computer(self) -> bool:
+        """One of the project's own computer opponents (``bot_level``): the worker plays
+        its moves (games.bot_turns); it accepts at once, never times out, takes no
+        holidays and does not chat."""
         return bool(self.bot_level)
+
+    @property
+    def is_program(self) -> bool:
+        """A program plays this account: a computer opponent or a bot account. Marked as
+        such beside its name everywhere (``program_mark``); no chat in its games."""
+        return bool(self.bot_level) or self.bot_account
+
+    @property
+    def program_mark(self) -> str:
+        """What the mark beside the name says (``bot_mark``): a computer opponent's
+        level, ``BOT_ACCOUNT_MARK`` for a bot account, "" for a person."""
+        if self.bot_level:
+            return self.bot_level
+        return BOT_ACCOUNT_MARK if self.bot_account else ""
 
     @property
     def is_guest(self) -> bool:

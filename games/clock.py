@@ -150,7 +150,7 @@ def next_due(game, deadline: dt.datetime | None, now: dt.datetime) -> dt.datetim
     turn), so an extra day that moves the reminder moment back into the future only costs
     a look at the game, never a second reminder.
     """
-    if deadline is None or game.to_move_id is None or game.to_move.is_bot:
+    if deadline is None or game.to_move_id is None or game.to_move.is_computer:
         return None
     remind = reminder_due(game, deadline)
     return remind if now < remind else deadline

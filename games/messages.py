@@ -91,7 +91,9 @@ Command = Annotated[Union[(*_SIMPLE, TrickCommand)], Field(discriminator="type")
 
 DaysPerMove = Annotated[Literal[1, 2, 3, 5, 7, 14], _same_type((1, 2, 3, 5, 7, 14))]
 Side = Literal["me", "opponent"]
-BotLevel = Literal["deckhand", "boatswain", "captain"]
+# The mark beside a program's name: a computer opponent's level, or "bot" for a bot
+# account (accounts.models.User.program_mark).
+BotLevel = Literal["deckhand", "boatswain", "captain", "bot"]
 Nation = Literal[NATIONS]  # type: ignore[valid-type]
 
 
@@ -653,11 +655,12 @@ class Export(Message):
 
 
 class PlayerFound(Message):
-    """A player the search found: ``bot`` is a computer opponent's level (null for a
-    person), ``rating`` null before a rated game, ``games`` the finished games played."""
+    """A player the search found: ``bot`` is a computer opponent's level, or "bot" for a
+    bot account (null for a person), ``rating`` null before a rated game, ``games`` the
+    finished games played."""
 
     username: str
-    bot: str | None
+    bot: BotLevel | None
     rating: int | None
     games: int
 

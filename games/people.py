@@ -41,7 +41,7 @@ def player_rows(viewer, players: list) -> list[dict]:
         rows.append(
             {
                 "username": player.username,
-                "bot": player.bot_level or None,
+                "bot": player.program_mark or None,
                 "rating": round(rating["rating"]) if rating else None,
                 "games": played.get(player.pk, 0),
                 "pk": player.pk,

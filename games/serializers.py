@@ -115,7 +115,7 @@ def game_json(seating: Seating, reads) -> dict:
         "ratings": game_ratings(game, me.pk, opponent.pk, reads.ratings or {}),
         "watching": watching,
         "players": names,
-        "bots": {"me": me.bot_level or None, "opponent": opponent.bot_level or None},
+        "bots": {"me": me.program_mark or None, "opponent": opponent.program_mark or None},
         # a guest plays the computer only: no reports, chat or invitations (docs/operations.md)
         "guest": not watching and me.is_guest,
         "outcome": outcome_sentence(result, names, watching, reads.note) if result else None,
@@ -187,7 +187,7 @@ def clock_json(seating: Seating, reads) -> dict:
             and game.status == Game.Status.ACTIVE
             and game.to_move_id not in (None, viewer)
             and not game.extended
-            and not mover.is_bot
+            and not mover.is_computer
         ),
         "away": {
             side: [
@@ -238,7 +238,7 @@ def game_summary(game: Game, user) -> dict:
         "version": game.version,
         "status": game.status,
         "opponent": opponent.username,
-        "opponent_bot": opponent.bot_level or None,
+        "opponent_bot": opponent.program_mark or None,
         "your_turn": game.to_move_id == user.pk,
         "round": game.round,
         "extra_wild": game.extra_wild,

@@ -294,7 +294,7 @@ def game(request, pk):
         # what the board says of the opponent (here, online, last seen), until the socket
         # tells otherwise; nothing for a watcher or against a computer
         "opponent_presence": None
-        if seating.watching or seating.opponent.bot_level
+        if seating.watching or seating.opponent.is_computer
         else presence.board_presence(pk, request.user, seating.opponent.pk),
         "blocked": not seating.watching and blocks(request.user, seating.opponent),
         # the player's private note (not a guest's: their games go a day after the last move)
@@ -341,7 +341,7 @@ def replay(request, pk):
         return render(request, "games/replay_refused.html", {"error": error}, status=403)
     over = found.status != Game.Status.ACTIVE
     query = "?" + urlencode({"as": data["players"]["me"]})
-    levels = {player.username: player.bot_level or None for player in seating.players}
+    levels = {player.username: player.program_mark or None for player in seating.players}
     context = {
         "replay": data,
         "over": over,

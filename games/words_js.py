@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
-from accounts.models import BOT_LEVELS, bot_mark
+from accounts.models import BOT_ACCOUNT_MARK, BOT_LEVELS, bot_mark
 
 from . import words
 
@@ -41,7 +41,7 @@ def words_json() -> dict:
         "nations": {n: {"name": nations[n], "code": codes[n]} for n in nations},
         "actions": words.action_names(),
         "directions": words.direction_names(),
-        "bots": {level: bot_mark(level) for level, _label in BOT_LEVELS},
+        "bots": {level: bot_mark(level) for level in [*dict(BOT_LEVELS), BOT_ACCOUNT_MARK]},
         "cards": {
             "none": _("no card"),
             "sailor": _js(pgettext("card, read aloud", "%(nation)s sailor, value %(value)s")),

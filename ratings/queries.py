@@ -60,7 +60,8 @@ def ranking_rows(players: list[PlayerRating]) -> dict:
     for player in players:
         row = {
             "username": player.user.username,
-            "bot": player.user.bot_level,  # a computer opponent's level, "" for a person
+            # a computer opponent's level ("bot" for a bot account, never rated), "" for a person
+            "bot": player.user.program_mark,
             "rating": round(player.rating),
             "interval": round(2 * player.deviation),
             "games": player.games,

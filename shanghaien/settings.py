@@ -28,6 +28,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
                           without closing it (renewed every third of it); default 45
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
     BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
+    BOT_ACCOUNT_GAMES     the games a bot account may have under way at once, its open
+                          invitations counted (docs/bots.md); default 10
     VAPID_PRIVATE_KEY     the push notifications' signing key (manage.py vapid_keys makes
                           one); unset: no push, except with the development key, from which
                           DJANGO_DEBUG=1 and the test suite derive one
@@ -364,6 +366,9 @@ SOCKET_LEASE_SECONDS = env.int("SOCKET_LEASE_SECONDS", default=45)
 # The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
 BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)
 BOT_PAUSE_SECONDS = env.float("BOT_PAUSE_SECONDS", default=1.0)
+# The games a bot account (a person's program) may have under way at once, its open
+# invitations counted (games.services.limits.bot_account_games).
+BOT_ACCOUNT_GAMES = env.int("BOT_ACCOUNT_GAMES", default=10)
 
 LOG_FORMAT = env.str("DJANGO_LOG_FORMAT", default="plain")
 LOG_LEVEL = env.str("DJANGO_LOG_LEVEL", default="INFO")

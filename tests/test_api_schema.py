@@ -39,7 +39,7 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-EXAMPLES = 12  # per operation (42 operations)
+EXAMPLES = 12  # per operation (43 operations)
 
 
 def test_the_schema_is_served_and_valid_openapi_3_1(client):
@@ -52,9 +52,10 @@ def test_the_schema_is_served_and_valid_openapi_3_1(client):
     assert ("/api/games/{pk}/commands/", "post") in methods
     assert ("/api/tournaments/{pk}/join/", "post") in methods
     assert ("/api/tokens/{pk}/revoke/", "post") in methods
-    # with the note (GET and PUT), the search, the follows, the tournaments' eight and
-    # the tokens' three
-    assert len(methods) == 42
+    assert ("/api/account/bot/", "post") in methods
+    # with the note (GET and PUT), the search, the follows, the tournaments' eight, the
+    # tokens' three and the bot-account upgrade
+    assert len(methods) == 43
 
 
 def test_every_body_refuses_unknown_fields_in_the_schema(client):

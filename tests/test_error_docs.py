@@ -43,6 +43,8 @@ def raised_codes() -> set[tuple[str, int]]:
         for kind, code in re.findall(r"\b(\w+)\(\s*\"([a-z_]+)\"", text):
             if kind in STATUS:
                 pairs.add((code, STATUS[kind]))
+        # a rate limit with a code of its own (a bot account's games: too_many_games)
+        pairs |= {(code, 429) for code in re.findall(r'RateLimited\([^)]*code="([a-z_]+)"', text)}
         # the text checker takes the codes of its callers as keywords
         pairs |= {(code, 400) for code in re.findall(r'(?:invalid|too_long)="([a-z_]+)"', text)}
     pairs |= {(code, 400) for code in rules.CODES}  # refusals of the rules engine

@@ -10,7 +10,7 @@ class TournamentsConfig(AppConfig):
         from games.services import game_log
 
         from . import live, telling
-        from .services import stages
+        from .services import entries, stages
 
         # the worker starts tournaments at their deadline and each next stage or game
         jobs.JOBS.setdefault("tournaments", stages.check_due)
@@ -18,6 +18,9 @@ class TournamentsConfig(AppConfig):
         # a tournament game's end counts in its match and standings, in its transaction
         if stages.game_ended not in game_log.ended_hooks:
             game_log.ended_hooks.append(stages.game_ended)
+
+        # an account in a tournament not over does not become a bot account
+        entries.connect()
 
         # open tournament pages watch it over the lobby socket
         live.register()

@@ -23,8 +23,11 @@ def do_chat(game_id, user, text) -> ChatMessage:
     text = clean_text(text, "text", max_length=CHAT_MAX, multiline=True, invalid="bad_message")
     seating = access_game(user, game_id, must_play=True)
     refuse_guest(seating.players[seating.seat], "chat")  # read with the game: as it is now
-    if any(player.is_bot for player in seating.players):
+    if any(player.is_computer for player in seating.players):
         raise Forbidden("bot_game", _("A game against the computer has no chat."))
+    if any(player.bot_account for player in seating.players):
+        # a program writes nothing anyone answers for (docs/bots.md)
+        raise Forbidden("bot_game", _("A game with a bot account has no chat."))
     if Block.between(*seating.players):
         raise Forbidden("blocked", _("Chat is closed between these players."))
     game = seating.game

@@ -81,7 +81,7 @@ def do_extend(game_id, user, now=None) -> Game:
             raise Conflict("game_over", _("The game has ended."))
         if game.to_move_id == user.pk:
             raise Forbidden("own_turn", _("Only your opponent can give you an extra day."))
-        if seating.opponent.is_bot:
+        if seating.opponent.is_computer:
             raise Conflict("bot_has_time", _("The computer never runs out of time."))
         if game.extended:
             raise Conflict("already_extended", _("An extra day was already given for this turn."))
@@ -112,7 +112,7 @@ def do_due(game_id, now=None) -> str:
         if game is None:
             return ""
         deadline = effective_deadline(game)  # the stored moment may be early: recompute
-        if deadline is not None and not game.to_move.is_bot and deadline <= now:
+        if deadline is not None and not game.to_move.is_computer and deadline <= now:
             return "timeout" if do_timeout(game.pk, now) else ""
         done = ""
         if deadline is not None and now >= reminder_due(game, deadline):

@@ -115,6 +115,7 @@ def check_invitation(
         raise BadRequest("bad_rated", _("'rated' is true (a rated game) or false (a casual one)."))
     check_client_seed(client_seed)
     terms = check_bank(bank)
+    starting.refuse_rated_bot_account(rated, user)
     to_user = None
     if to:
         to_user = get_user_model().objects.filter(username__iexact=to).first()
@@ -125,6 +126,7 @@ def check_invitation(
         if Block.between(user, to_user):
             message = _("%(name)s cannot be invited by you.") % {"name": to_user.username}
             raise Forbidden("blocked", message)
+        starting.refuse_rated_bot_account(rated, to_user)
     limits = fitting.check_limits(to or None, min_rating, max_rating, max_pace)
     return {
         "to_user": to_user,
@@ -179,7 +181,7 @@ def do_invite(
         fair = commitments.take(user, fields.pop("client_seed"), commitment)
         limits.starting(user, fields["to_user"])
         invitation = Invitation.objects.create(from_user=user, **fields, **fair)
-        if invitation.to_user is not None and invitation.to_user.is_bot:
+        if invitation.to_user is not None and invitation.to_user.is_computer:
             # A computer opponent says yes at once; the worker plays its moves.
             do_accept_invitation(invitation.pk, invitation.to_user)
             invitation.refresh_from_db()
@@ -193,7 +195,7 @@ def _guest_terms(fields: dict) -> None:
     """A guest (accounts.guest_accounts) invites only a computer opponent, to a casual
     game; each game it starts keeps it for another ``GUEST_LIFETIME``."""
     to_user = fields["to_user"]
-    if to_user is None or not to_user.is_bot:
+    if to_user is None or not to_user.is_computer:
         raise Forbidden("guest", guest_accounts.REFUSALS["invite"])
     fields["rated"] = False
 
@@ -251,6 +253,9 @@ def do_accept_invitation(invitation_id, user, client_seed="", commitment=None) -
         if Block.between(invitation.from_user, user):
             raise Forbidden("blocked", _("You cannot play with this player."))
         fitting.check_fits(invitation, user)  # an open invitation's rating and pace limits
+        # a bot account's games: never rated, and no more than its limit under way
+        starting.refuse_rated_bot_account(invitation.rated, invitation.from_user, user)
+        limits.bot_accounts_accepting([invitation.from_user, user], accepting=user)
         seeds = [invitation.client_seed, client_seed]  # seat 0 is the inviter's
         now = timezone.now()
         game = starting.start_game(
@@ -333,8 +338,9 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
         opponent = seating.opponent
         if Block.between(user, opponent):
             raise Forbidden("blocked", _("You cannot play with this player."))
-        if _check_sender(user).is_guest and not opponent.is_bot:
+        if _check_sender(user).is_guest and not opponent.is_computer:
             raise Forbidden("guest", guest_accounts.REFUSALS["invite"])
+        starting.refuse_rated_bot_account(game.rated, user, opponent)
         fair = commitments.take(user, client_seed, commitment)
         limits.starting(user, opponent)
         invitation = Invitation.objects.create(
@@ -348,7 +354,7 @@ def do_rematch(game_id, user, client_seed="", commitment=None) -> Invitation:
             rematch_of=game,
             **fair,
         )
-        if opponent.is_bot:  # a computer opponent says yes at once, as to an invitation
+        if opponent.is_computer:  # a computer opponent says yes at once, as to an invitation
             do_accept_invitation(invitation.pk, opponent)
             invitation.refresh_from_db()
             return invitation

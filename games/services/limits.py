@@ -9,6 +9,12 @@
   ``accounts.guest_accounts.GUEST_ACTIVE_GAMES_MAX``). The lobby's
   form, ``/play/computer/``, ``POST /api/invitations/`` and the rematch (board and API)
   all come through here, by ``invitations.do_invite`` and ``invitations.do_rematch``.
+- ``bot_account_starting(user)`` and ``bot_accounts_accepting(players)``: a bot account
+  (docs/bots.md, "Bring your own bot") has at most ``settings.BOT_ACCOUNT_GAMES`` games
+  under way. Its open invitations count as games to come: it invites, offers a rematch,
+  opens an invitation or plays the computer only below the limit; a game it would join
+  by an acceptance (its own or the other player's) starts only below it. Past it:
+  429 ``too_many_games`` with ``Retry-After``.
 - ``analysis_begins(game)``: when the analysis of a game that just finished may begin.
   Every person who played it may cause ``ANALYSES_PER_HOUR`` analyses in a clock hour;
   one past that waits, queued, for the first hour with room for it: nothing is dropped,
@@ -25,16 +31,18 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from accounts.guest_accounts import GUEST_ACTIVE_GAMES_MAX
+from accounts.models import User
 from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.ratelimit import Limit
 
-from ..models import Game, Seat
+from ..models import Game, Invitation, Seat
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +59,9 @@ COMPUTER_GAMES_PER_HOUR = Limit(
 # against the computer can be resigned at any moment.
 ACTIVE_RETRY_SECONDS = 60
 
+# Asked to try again this long after a bot account's refusal: a program's games move fast.
+BOT_ACCOUNT_RETRY_SECONDS = 60
+
 ANALYSES_PER_HOUR = 10  # the analyses one person's finished games start in a clock hour
 ANALYSIS_HOURS_AHEAD = 24 * 7  # a deferred analysis waits at most this many hours
 
@@ -58,12 +69,13 @@ ANALYSIS_HOURS_AHEAD = 24 * 7  # a deferred analysis waits at most this many hou
 def starting(user, opponent) -> None:
     """Count one invitation or rematch of ``user``'s to ``opponent``, or refuse it with
     ``RateLimited``. Call inside the transaction that holds the sender's row locked."""
-    if opponent is not None and opponent.is_bot:
+    bot_account_starting(user)
+    if opponent is not None and opponent.is_computer:
         _check_active_computer_games(user)
     INVITATIONS_PER_HOUR.hit(user.pk)
     if opponent is None:
         return
-    if opponent.is_bot:
+    if opponent.is_computer:
         COMPUTER_GAMES_PER_HOUR.hit(user.pk)
     else:
         INVITATIONS_TO_ONE_PER_DAY.hit(f"{user.pk}:{opponent.pk}")
@@ -95,6 +107,58 @@ def _check_active_computer_games(user) -> None:
             count,
         )
         raise RateLimited(message % {"n": count}, ACTIVE_RETRY_SECONDS)
+
+
+def bot_account_games(user) -> tuple[int, int]:
+    """A bot account's games under way, and its invitations still open."""
+    active = Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).count()
+    open_ = Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count()
+    return active, open_
+
+
+def _too_many_games(user, count: int, own: bool):
+    limit = settings.BOT_ACCOUNT_GAMES
+    if own:
+        message = ngettext(
+            "A bot account has at most %(n)d game under way, its open invitations counted: "
+            "%(count)d now. Finish a game or cancel an invitation first.",
+            "A bot account has at most %(n)d games under way, its open invitations counted: "
+            "%(count)d now. Finish a game or cancel an invitation first.",
+            limit,
+        )
+    else:
+        message = ngettext(
+            "The bot account %(name)s has its %(n)d game under way: try again later.",
+            "The bot account %(name)s has its %(n)d games under way: try again later.",
+            limit,
+        )
+    text = message % {"n": limit, "count": count, "name": user.username}
+    return RateLimited(text, BOT_ACCOUNT_RETRY_SECONDS, code="too_many_games")
+
+
+def bot_account_starting(user) -> None:
+    """Refuse (429 ``too_many_games``) a bot account's new invitation or rematch offer,
+    to anyone or to the computer, while its games under way and open invitations reach
+    ``BOT_ACCOUNT_GAMES``. The caller holds the account's row locked."""
+    if not user.bot_account:
+        return
+    active, open_ = bot_account_games(user)
+    if active + open_ >= settings.BOT_ACCOUNT_GAMES:
+        raise _too_many_games(user, active + open_, own=True)
+
+
+def bot_accounts_accepting(players, accepting) -> None:
+    """Refuse (429 ``too_many_games``) an acceptance that would start a game for a bot
+    account among ``players`` with ``BOT_ACCOUNT_GAMES`` games under way already; its
+    open invitations are not counted here (the one accepted is among them). Locks each
+    bot account's row first, so that two acceptances at once cannot both take its last
+    place. ``accepting``: the player who accepts (told in their own words)."""
+    bots = sorted((p for p in players if p.bot_account), key=lambda p: p.pk)
+    for bot in bots:
+        User.objects.select_for_update().filter(pk=bot.pk).first()
+        active = Game.objects.filter(status=Game.Status.ACTIVE, seats__user=bot).count()
+        if active >= settings.BOT_ACCOUNT_GAMES:
+            raise _too_many_games(bot, active, own=bot.pk == accepting.pk)
 
 
 def analysis_begins(game: Game) -> datetime:

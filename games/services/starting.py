@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from shanghaien.lib.errors import BadRequest
 from shanghaien.lib.statements import insert_rows
 
 from .. import rules
@@ -53,6 +55,21 @@ class NewGame:
     fair_commitment: str = ""
     fair_scheme: str = fairness.SCHEME
     client_seeds: list = field(default_factory=list)
+
+
+def refuse_rated_bot_account(rated: bool, *players) -> None:
+    """A game with a bot account is never rated (docs/bots.md, "Bring your own bot"):
+    asking for a rated one is refused (400 ``bot_unrated``) on every path that starts or
+    offers a game, and here, where every game starts."""
+    if not rated:
+        return
+    for player in players:
+        if player is not None and getattr(player, "bot_account", False):
+            message = _(
+                "%(name)s is a bot account: games with a bot account are never rated. "
+                "Ask for a casual game ('rated': false)."
+            )
+            raise BadRequest("bot_unrated", message % {"name": player.username})
 
 
 def _build(new: NewGame, now) -> tuple[Game, list, list[dict]]:
@@ -94,6 +111,8 @@ def start_games(new_games: Sequence[NewGame], now=None, tell: bool = True) -> li
     turn" for each game's first mover (a tournament tells its players once instead).
     After the commit, each player's lobby hears once, whatever the number of games."""
     now = now or timezone.now()
+    for new in new_games:
+        refuse_rated_bot_account(new.rated, *new.players)
     built = [_build(new, now) for new in new_games]
     games = Game.objects.bulk_create([game for game, _players, _events in built])
     seats, rows = [], []

@@ -62,12 +62,13 @@ class TooLarge(ServiceError):
 
 
 class RateLimited(ServiceError):
-    """Too many of one kind of request: try again after ``retry_after`` seconds."""
+    """Too many of one kind of request: try again after ``retry_after`` seconds. The code
+    is ``rate_limited``, or a more telling one (``too_many_games``)."""
 
     status = 429
 
-    def __init__(self, message: str, retry_after: float):
-        super().__init__("rate_limited", message)
+    def __init__(self, message: str, retry_after: float, code: str = "rate_limited"):
+        super().__init__(code, message)
         self.retry_after = max(1, math.ceil(retry_after))
 
     def to_json(self) -> dict:

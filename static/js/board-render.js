@@ -578,7 +578,8 @@ export function extrasHtml(game, ui = {}) {
     parts.push(ui.reported?.game ? reportedHtml("game")
       : `<button type="button" class="secondary" data-report-game>${esc(t("extras.report"))}</button>`);
   }
-  if (!game.bots?.opponent || ui.blocked) {  // a computer opponent sends nothing to block
+  // a computer opponent sends nothing to block; a bot account's invitations may be blocked
+  if (!game.bots?.opponent || game.bots.opponent === "bot" || ui.blocked) {
     parts.push(`<button type="button" class="secondary" data-block>${
       ui.blocked ? html("extras.unblock", { name: raw(nameHtml(name)) }) : html("extras.block", { name: raw(nameHtml(name)) })}</button>`);
   }

@@ -15,8 +15,8 @@ export const esc = (value) => String(value ?? "").replace(/[&<>"']/g, (c) => HTM
 // .player-name), the whole name in its title. Wrap it in raw() to put it into a sentence that html builds.
 export const nameHtml = (name) => `<span class="player-name" title="${esc(name)}">${esc(name)}</span>`;
 
-// The tag after a computer opponent's name ("computer · Captain") for its level (the
-// game JSON's `bots`); "" for a person.
+// The tag after a program's name (the game JSON's `bots`): "computer · Captain" for a
+// computer opponent's level, "bot" for a bot account; "" for a person.
 export const botMark = (level) => (level ? ` <span class="tag bot">${esc(WORDS.bots?.[level] ?? level)}</span>` : "");
 
 const pluralRules = new Intl.PluralRules(WORDS.language || "en");

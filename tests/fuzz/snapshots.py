@@ -85,6 +85,7 @@ TABLES = {
             "time_zone",
             "suspended_until",
             "is_active",
+            "bot_account",
         ),
     ),
     "notifications": (Notification, ("user_id", "kind", "key", "channel", "subscription_id")),

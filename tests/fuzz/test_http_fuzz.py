@@ -334,6 +334,14 @@ def plan_holiday_cancel(world: World, draw) -> Request:
     return api_request(draw, world, who, f"/api/holidays/{holiday}/cancel/", draw(mutated({})))
 
 
+def plan_bot_account(world: World, draw) -> Request:
+    """Make the asking account a bot account: anna and bernd have played (409
+    ``has_played``), their tokens lack the scope ``bot`` (403 ``insufficient_scope``),
+    carl is fresh (upgraded once, then 409 ``already_bot_account``)."""
+    who = draw(who_strategy("anna", "anna-token", "carl", "bernd-token"))
+    return api_request(draw, world, who, "/api/account/bot/", draw(mutated({})))
+
+
 # Two browsers' keys and endpoints, at push services and elsewhere.
 DEVICES = [Device(), Device()]
 ENDPOINTS_AT = [
@@ -484,6 +492,7 @@ ENDPOINTS = {
     "unfollow": plan_unfollow,
     "holiday": plan_holiday,
     "cancel_holiday": plan_holiday_cancel,
+    "account_bot": plan_bot_account,
     "push_subscribe": plan_push_subscribe,
     "push_remove": plan_push_remove,
     "token_create": plan_token_create,
@@ -512,7 +521,7 @@ def api_answer(response, request: Request, codes: Counter) -> bool:
     codes[code] += 1
     assert (status == 413) == (code == "too_large"), f"{status} {code} for {request}"
     if status == 429:
-        assert code == "rate_limited"
+        assert code in ("rate_limited", "too_many_games")
         assert int(response["Retry-After"]) >= 1
         assert error["retry_after"] == int(response["Retry-After"])
     if code == "rate_limited":

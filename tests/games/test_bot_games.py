@@ -39,7 +39,7 @@ def test_one_bot_per_level_that_nobody_can_log_in_as(bot, client):
     assert [level for level, _ in BOT_LEVELS] == list(bots.LEVELS)
     for level in bots.LEVELS:
         account = bot(level)
-        assert account.is_bot and account.username == level.capitalize()
+        assert account.is_computer and account.username == level.capitalize()
         assert not account.has_usable_password() and not wants(account, "invitation", "email")
         assert not client.login(username=account.username, password="!")
         page = client.post("/accounts/login/", {"login": account.username, "password": "!"})

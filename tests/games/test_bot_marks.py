@@ -81,6 +81,7 @@ def test_the_words_for_the_board_name_every_level():
         "deckhand": "computer · Deckhand",
         "boatswain": "computer · Boatswain",
         "captain": "computer · Captain",
+        "bot": "bot",  # a bot account's
     }
     with translation.override("de"):
         assert words_js.words_json()["bots"]["captain"].endswith("Kapitän")

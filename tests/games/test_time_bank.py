@@ -402,7 +402,7 @@ def test_a_computer_opponent_has_a_bank_but_never_runs_out(players, traveller):
     game = Game.objects.get(pk=invitation.game_id)
     assert game.banks == [72 * 3600, 72 * 3600]
     bot, person = (s.user for s in game.seats.order_by("-user__bot_level"))
-    assert bot.is_bot and not person.is_bot
+    assert bot.is_computer and not person.is_computer
     game.to_move = bot
     assert clock.next_due(game, START, START + 30 * DAY) is None  # no clock runs for it
     game.to_move = person

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.bot_accounts import upgrade_checks
 from games.clock import NO_BANK
 from games.models import DAYS_PER_MOVE_CHOICES, Game
 from games.services.endings import end_by_server
@@ -149,11 +150,13 @@ def check_tournament(user, **terms) -> dict:
 
 
 def _player(user, refusals: dict) -> User:
-    """The player's row afresh, locked; a guest, a computer opponent or a suspended
-    player is refused."""
+    """The player's row afresh, locked; a guest, a computer opponent, a bot account or a
+    suspended player is refused."""
     row = User.objects.select_for_update().get(pk=user.pk)
-    if row.is_bot:
+    if row.is_computer:
         raise Forbidden("bot", refusals["bot"])
+    if row.bot_account:  # a program's games are never rated, a tournament's may be
+        raise Forbidden("bot_account", refusals["bot_account"])
     if row.is_guest:
         raise Forbidden("guest", refusals["guest"])
     if row.is_suspended:
@@ -175,6 +178,7 @@ def do_create(user, *, now=None, **terms) -> Tournament:
             user,
             {
                 "bot": _("A computer opponent cannot create a tournament."),
+                "bot_account": _("A bot account cannot create a tournament."),
                 "guest": _("Guests cannot create tournaments: sign up first."),
             },
         )
@@ -218,6 +222,7 @@ def do_join(tournament_id, user) -> Entry:
             user,
             {
                 "bot": _("A computer opponent cannot play in a tournament."),
+                "bot_account": _("A bot account cannot play in a tournament."),
                 "guest": _("Guests cannot play in tournaments: sign up first."),
             },
         )
@@ -364,3 +369,17 @@ def do_cancel(tournament_id, user, now=None) -> Tournament:
         telling.ended(tournament, entries)
         standings.changed(tournament)
     return tournament
+
+
+def check_upgrade(user) -> None:
+    """Refuse (409 ``tournament_entry``) to make a bot account of a player entered in a
+    tournament that is not over (``accounts.bot_accounts``): withdraw first."""
+    live = (Tournament.Status.SIGNUP, Tournament.Status.RUNNING)
+    if Entry.objects.filter(user=user, tournament__status__in=live).exists():
+        message = _("Leave your tournaments first: a bot account plays in none.")
+        raise Conflict("tournament_entry", message)
+
+
+def connect() -> None:
+    if check_upgrade not in upgrade_checks:
+        upgrade_checks.append(check_upgrade)
