@@ -33,6 +33,7 @@ import logging
 import time
 
 import orjson
+from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.http import StreamingHttpResponse
@@ -113,7 +114,10 @@ class Stream:
         self.closed = False
 
     def response(self) -> StreamingHttpResponse:
-        response = ClosingStreamingResponse(self, self.lines(), content_type=CONTENT_TYPE)
+        # Under WSGI the opening lines are read here, at once: Django would otherwise
+        # consume the asynchronous iterator itself, with a warning.
+        lines = self.lines() if self.live else iter(async_to_sync(self._opening_lines)())
+        response = ClosingStreamingResponse(self, lines, content_type=CONTENT_TYPE)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"
         return response
@@ -135,6 +139,9 @@ class Stream:
         """The lines of a look at the database, every ``poll_seconds``."""
         return
         yield
+
+    async def _opening_lines(self) -> list[bytes]:
+        return [text async for text in self.lines()]
 
     async def lines(self):
         try:
@@ -277,6 +284,9 @@ class AccountStream(Stream):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.games: dict[int, tuple[int, bool, bool]] = {}  # id -> (version, mine, vs a bot)
+        # The invitations the opening lines told of: their notice, if it came after the
+        # stream joined its group and before it read, is not told again.
+        self.told: set[int] = set()
         if isinstance(get_channel_layer(), InMemoryChannelLayer):
             # The worker's notices of the computer opponents' moves cannot reach a layer
             # in this process's memory: look for them in the database, at its pace.
@@ -290,6 +300,7 @@ class AccountStream(Stream):
         for text in lines:
             yield text
         for invitation in invitations:
+            self.told.add(invitation["id"])
             yield line({"type": "invitation", "event": "received", "invitation": invitation})
 
     def _opening(self):
@@ -347,6 +358,9 @@ class AccountStream(Stream):
                 for text in await database_sync_to_async(self._changed)(message["game"]):
                     yield text
             elif kind == "lobby.invitation":
+                if message["event"] == "received" and message["invitation"] in self.told:
+                    self.told.discard(message["invitation"])
+                    return
                 invitation = await database_sync_to_async(_invitation)(message["invitation"])
                 if invitation is not None:
                     yield line(

@@ -3,10 +3,10 @@ stream a ``StreamClient`` that reads its lines and can go away (``http.disconnec
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
+from channels.layers import channel_layers
 from channels.testing import ApplicationCommunicator
 
 from accounts.models import ApiToken
@@ -104,16 +104,22 @@ class StreamClient:
         return seen
 
     async def nothing_more(self, seconds: float = 0.3) -> bool:
-        """Whether no line (other than keep-alives) comes within ``seconds``."""
-        try:
-            found = await self.line(seconds)
-        except asyncio.TimeoutError:
-            return True
-        return found is None
+        """Whether nothing comes within ``seconds`` (the stream stays open: a timeout of
+        ``receive_output`` would cancel the application)."""
+        return b"\n" not in self.buffer and await self.communicator.receive_nothing(seconds)
 
     async def disconnect(self, timeout: float = 10) -> None:
         await self.communicator.send_input({"type": "http.disconnect"})
         await self.communicator.wait(timeout)
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test's own channel layer: a stream a failed test left open waits on a loop
+    that is gone, and the in-memory layer would stumble on it in the next test."""
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture

@@ -64,11 +64,9 @@ async def test_resuming_from_a_version_while_moves_happen_misses_nothing_and_rep
     last = await sync_to_async(final_version)(game)
     assert again == sorted(set(again)) and again[0] > since and again[-1] == last
     assert seen == sorted(set(seen)) and seen[-1] == last
-    # No gap: every version the resumed stream skipped is one a state never had to
-    # show (several events of one command); a version between two of its lines that
-    # the first stream sent would be a change lost.
-    missing = [v for v in seen if v > since and v not in again and v > again[0]]
-    assert missing == []
+    # No gap: a state lost between opening and listening would leave the stream
+    # waiting for ever, never reaching the last version (each state is the whole game,
+    # so a stream that was late may skip to a newer one, never back).
 
 
 async def test_since_the_current_version_sends_nothing_old(game, tokens, keepalive):

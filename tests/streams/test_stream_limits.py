@@ -1,0 +1,120 @@
+"""What ends a stream and what it holds: the account's places (429 past the cap, given
+back when the client goes away), the token's revocation and expiry."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from accounts.tokens import token_group
+from games.live.reads import FRAMES
+from shanghaien.lib.sockets import SLOTS, SocketSlots
+
+from ..helpers.communicators import communicator, session_cookie
+from .conftest import StreamClient
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PATHS = ["/api/stream/", "/api/games/{game}/stream/"]
+
+
+def held(user) -> int:
+    """The account's places taken, as every process counts them (the cache)."""
+    from django.core.cache import cache
+
+    return len(cache.get_many(SocketSlots.keys(user.pk)))
+
+
+@pytest.fixture
+def two_places(settings):
+    settings.SOCKETS_PER_ACCOUNT = 2
+    return settings
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_streams_count_among_the_sockets_and_past_the_cap_answer_429(
+    game, players, tokens, two_places, path
+):
+    path = path.format(game=game.pk)
+    first = StreamClient(path, tokens["anna"])
+    assert await first.open() == 200
+    # the second place: a lobby socket
+    cookie = await sync_to_async(session_cookie)(players["anna"])
+    lobby = communicator("/ws/lobby/", cookie)
+    connected, _ = await lobby.connect()
+    assert connected and (await lobby.receive_json_from())["type"] == "hello"
+    assert await sync_to_async(held)(players["anna"]) == 2
+    third = StreamClient(path, tokens["anna"])
+    assert await third.open() == 429
+    body = await third.body()
+    assert b'"too_many_streams"' in body and third.headers["retry-after"]
+    # Closing the first stream gives its place back: another opens.
+    await first.disconnect()
+    assert await sync_to_async(held)(players["anna"]) == 1
+    again = StreamClient(path, tokens["anna"])
+    assert await again.open() == 200
+    await again.disconnect()
+    await lobby.disconnect()
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_client_that_goes_away_leaves_nothing_behind(game, players, tokens, path):
+    stream = StreamClient(path.format(game=game.pk), tokens["bernd"])
+    assert await stream.open() == 200
+    await stream.line()
+    token = await sync_to_async(ApiToken.objects.get)(user=players["bernd"])
+    layer = get_channel_layer()
+    assert await sync_to_async(held)(players["bernd"]) == 1
+    assert SLOTS.held
+    assert layer.groups.get(token_group(token.pk))
+    await stream.disconnect()
+    assert await sync_to_async(held)(players["bernd"]) == 0
+    assert not SLOTS.held
+    assert not layer.groups.get(token_group(token.pk))
+    assert not layer.groups.get(f"user.{players['bernd'].pk}")
+    assert not layer.groups.get(f"game.{game.pk}")
+    assert FRAMES.sockets[game.pk] == 0
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("reason", ["revoked", "expired"])
+async def test_a_token_closed_ends_its_streams_with_a_last_line(
+    game, players, tokens, path, reason
+):
+    stream = StreamClient(path.format(game=game.pk), tokens["anna"])
+    assert await stream.open() == 200
+    await stream.line()
+    other = StreamClient(path.format(game=game.pk), tokens["bernd"])
+    assert await other.open() == 200
+    await other.line()
+    token = await sync_to_async(ApiToken.objects.get)(user=players["anna"])
+    await get_channel_layer().group_send(
+        token_group(token.pk), {"type": "token.closed", "reason": reason}
+    )
+    lines = await stream.rest()
+    assert lines[-1]["type"] == "error" and lines[-1]["code"] == f"token_{reason}"
+    assert lines[-1]["message"]
+    assert all(line["type"] != "error" for line in lines[:-1])
+    assert await sync_to_async(held)(players["anna"]) == 0
+    # bernd's token is another: his stream goes on
+    while not await other.communicator.receive_nothing(0.3):
+        await other._more(1)
+    assert not other.ended and b'"error"' not in other.buffer
+    await other.disconnect()
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_a_stream_ends_when_its_token_expires(game, players, path):
+    soon = timezone.now() + dt.timedelta(seconds=1)
+    _token, raw = await sync_to_async(ApiToken.issue)(players["anna"], "brief", expires_at=soon)
+    stream = StreamClient(path.format(game=game.pk), raw)
+    assert await stream.open() == 200
+    lines = await stream.rest(timeout=10)
+    assert lines[-1]["type"] == "error" and lines[-1]["code"] == "token_expired"
+    assert timezone.now() >= soon
+    assert await sync_to_async(held)(players["anna"]) == 0
