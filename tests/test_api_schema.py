@@ -39,7 +39,7 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-EXAMPLES = 12  # per operation (39 operations)
+EXAMPLES = 12  # per operation (41 operations)
 
 
 def test_the_schema_is_served_and_valid_openapi_3_1(client):
@@ -52,7 +52,10 @@ def test_the_schema_is_served_and_valid_openapi_3_1(client):
     assert ("/api/games/{pk}/commands/", "post") in methods
     assert ("/api/tournaments/{pk}/join/", "post") in methods
     # with the note (GET and PUT), the search, the follows and the tournaments' eight
-    assert len(methods) == 39
+    assert ("/api/stream/", "get") in methods
+    assert ("/api/games/{pk}/stream/", "get") in methods
+    # ... and the two streams
+    assert len(methods) == 41
 
 
 def test_every_body_refuses_unknown_fields_in_the_schema(client):

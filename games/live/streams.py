@@ -36,6 +36,7 @@ import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.db import connections
 from django.http import StreamingHttpResponse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -96,6 +97,15 @@ def take_place(user_id: int) -> str | None:
     return place
 
 
+def hand_back_connections() -> None:
+    """The request's database connections, handed back before its stream begins: Django
+    closes them only when the response ends (``request_finished``), and each open stream
+    would hold one of the pool's few for its whole life. The stream's own reads take one
+    for each read (``database_sync_to_async``)."""
+    for connection in connections.all(initialized_only=True):
+        connection.close()
+
+
 class Stream:
     """One open stream: its channel in the layer, its groups, its place; ``lines()``
     yields what it sends. Subclasses say what it opens with and what each notice means."""
@@ -116,7 +126,11 @@ class Stream:
     def response(self) -> StreamingHttpResponse:
         # Under WSGI the opening lines are read here, at once: Django would otherwise
         # consume the asynchronous iterator itself, with a warning.
-        lines = self.lines() if self.live else iter(async_to_sync(self._opening_lines)())
+        if self.live:
+            hand_back_connections()
+            lines = self.lines()
+        else:
+            lines = iter(async_to_sync(self._opening_lines)())
         response = ClosingStreamingResponse(self, lines, content_type=CONTENT_TYPE)
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"
@@ -147,8 +161,14 @@ class Stream:
         try:
             if self.live:
                 await self._join()
+            told = False
             async for text in self.opening():
+                told = True
                 yield text
+            if not told and self.live:
+                # Daphne sends the response's head with its first bytes: a client sees
+                # its stream open at once, not at the first keep-alive.
+                yield KEEPALIVE
             if not self.live or self.closed:
                 return
             async for text in self._listen():
