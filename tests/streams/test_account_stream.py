@@ -97,11 +97,8 @@ async def test_an_idle_stream_sends_keepalives(players, tokens, keepalive):
     await stream.disconnect()
 
 
-async def test_a_session_opens_the_stream_too(players):
-    from ..helpers.communicators import session_cookie
-
-    cookie = await sync_to_async(session_cookie)(players["anna"])
-    stream = StreamClient("/api/stream/", cookie=cookie)
+async def test_a_session_opens_the_stream_too(cookies):
+    stream = StreamClient("/api/stream/", cookie=cookies["anna"])
     assert await stream.open() == 200
     await stream.disconnect()
     anonymous = StreamClient("/api/stream/")
