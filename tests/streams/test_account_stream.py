@@ -4,7 +4,7 @@ keep-alives."""
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from games.models import Game, Invitation
 from games.services import invitations
@@ -21,10 +21,10 @@ def to_move(game) -> str:
 
 
 async def test_it_opens_with_the_running_games_and_the_invitations_received(game, players, tokens):
-    invitation = await sync_to_async(Invitation.objects.create)(
+    invitation = await database_sync_to_async(Invitation.objects.create)(
         from_user=players["carl"], to_user=players["anna"]
     )
-    mover = await sync_to_async(to_move)(game)
+    mover = await database_sync_to_async(to_move)(game)
     stream = StreamClient("/api/stream/", tokens["anna"])
     assert await stream.open() == 200
     assert stream.headers["content-type"] == "application/x-ndjson"
@@ -47,11 +47,12 @@ async def test_invitations_starts_turns_and_ends_as_they_happen(players, tokens)
     stream = StreamClient("/api/stream/", tokens["carl"])
     assert await stream.open() == 200
     # The invitation is told once, whether the stream read it as it opened or heard it.
-    invitation = await sync_to_async(invitations.do_invite)(players["bernd"], to="carl")
+    invitation = await database_sync_to_async(invitations.do_invite)(players["bernd"], to="carl")
     received = await stream.line()
     assert received["type"] == "invitation" and received["event"] == "received"
     assert received["invitation"]["id"] == invitation.pk
-    game = await sync_to_async(invitations.do_accept_invitation)(invitation.pk, players["carl"])
+    accept = database_sync_to_async(invitations.do_accept_invitation)
+    game = await accept(invitation.pk, players["carl"])
     lines = []  # the start (and carl's turn) and the acceptance, in any order
     while {"invitation", "game_start"} - {line["type"] for line in lines}:
         lines.append(await stream.line())
@@ -60,14 +61,14 @@ async def test_invitations_starts_turns_and_ends_as_they_happen(players, tokens)
     start = next(line for line in lines if line["type"] == "game_start")
     assert start["game"] == game.pk and start["opponent"] == "bernd"
     # The game played to its end: each of carl's turns, told once, then its end.
-    await sync_to_async(play_on)(game, 4)
+    await database_sync_to_async(play_on)(game, 4)
     rest = [line for line in lines if line["type"] == "your_turn"]
     rest += await stream.lines_until(lambda line: line["type"] == "game_end", timeout=30)
     turns = [line["version"] for line in rest if line["type"] == "your_turn"]
     assert turns and turns == sorted(set(turns))
     assert {line["type"] for line in rest} <= {"your_turn", "game_end"}
     end = rest[-1]
-    await sync_to_async(game.refresh_from_db)()
+    await database_sync_to_async(game.refresh_from_db)()
     assert end["game"] == game.pk and end["status"] == Game.Status.FINISHED
     assert end["version"] == game.version
     winner = "me" if game.winner_id == players["carl"].pk else "opponent"
@@ -80,10 +81,10 @@ async def test_a_declined_invitation_is_told(players, tokens, keepalive):
     stream = StreamClient("/api/stream/", tokens["anna"])
     assert await stream.open() == 200
     assert await stream.line(keepalives=True) == {}  # listening (the opening told nothing)
-    invitation = await sync_to_async(invitations.do_invite)(players["anna"], to="bernd")
+    invitation = await database_sync_to_async(invitations.do_invite)(players["anna"], to="bernd")
     sent = await stream.line()
     assert (sent["event"], sent["invitation"]["to"]) == ("received", "bernd")
-    await sync_to_async(invitations.do_decline_invitation)(invitation.pk, players["bernd"])
+    await database_sync_to_async(invitations.do_decline_invitation)(invitation.pk, players["bernd"])
     declined = await stream.line()
     assert declined["type"] == "invitation" and declined["event"] == "declined"
     await stream.disconnect()

@@ -8,7 +8,7 @@ import asyncio
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from accounts.models import ApiToken
 from games import history
@@ -36,32 +36,32 @@ async def test_a_player_gets_the_state_and_every_version_once_until_the_end(game
     first = await stream.line()
     assert first["type"] == "state" and first["version"] == game.version
     assert first["game"]["players"]["me"] == "anna" and not first["game"]["watching"]
-    moves = asyncio.ensure_future(sync_to_async(play_on)(game, 3))
+    moves = asyncio.ensure_future(database_sync_to_async(play_on)(game, 3))
     lines = [first, *await stream.rest(timeout=60)]
     await moves
     versions = [line["version"] for line in lines if line["type"] == "state"]
     assert versions == sorted(set(versions)), "a version twice or out of order"
-    assert versions[-1] == await sync_to_async(final_version)(game)
+    assert versions[-1] == await database_sync_to_async(final_version)(game)
     assert lines[-1]["game"]["status"] == "finished"
 
 
 async def test_resuming_from_a_version_while_moves_happen_misses_nothing_and_repeats_nothing(
     game, tokens
 ):
-    await sync_to_async(play_on)(game, 5, game.version + 6)
-    since = await sync_to_async(final_version)(game)
+    await database_sync_to_async(play_on)(game, 5, game.version + 6)
+    since = await database_sync_to_async(final_version)(game)
     # A stream that saw every version, and one that resumes at ``since``: both opened
     # while the moves go on.
     whole = StreamClient(f"/api/games/{game.pk}/stream/", tokens["bernd"])
     assert await whole.open() == 200
-    moves = asyncio.ensure_future(sync_to_async(play_on)(game, 5))
+    moves = asyncio.ensure_future(database_sync_to_async(play_on)(game, 5))
     await asyncio.sleep(0.05)
     resumed = StreamClient(f"/api/games/{game.pk}/stream/", tokens["bernd"], f"since={since}")
     assert await resumed.open() == 200
     seen = [line["version"] for line in await whole.rest(timeout=60)]
     again = [line["version"] for line in await resumed.rest(timeout=60)]
     await moves
-    last = await sync_to_async(final_version)(game)
+    last = await database_sync_to_async(final_version)(game)
     assert again == sorted(set(again)) and again[0] > since and again[-1] == last
     assert seen == sorted(set(seen)) and seen[-1] == last
     # No gap: a state lost between opening and listening would leave the stream
@@ -74,15 +74,15 @@ async def test_since_the_current_version_sends_nothing_old(game, tokens, keepali
     stream = StreamClient(f"/api/games/{game.pk}/stream/", tokens["anna"], f"since={since}")
     assert await stream.open() == 200
     assert await stream.line(keepalives=True) == {}  # a keep-alive, no state
-    await sync_to_async(play_on)(game, 1, since + 1)
+    await database_sync_to_async(play_on)(game, 1, since + 1)
     state = await stream.line()
     assert state["type"] == "state" and state["version"] > since
     await stream.disconnect()
 
 
 async def test_a_finished_game_streams_its_last_state_and_ends(game, tokens):
-    await sync_to_async(play_on)(game, 2)
-    last = await sync_to_async(final_version)(game)
+    await database_sync_to_async(play_on)(game, 2)
+    last = await database_sync_to_async(final_version)(game)
     stream = StreamClient(f"/api/games/{game.pk}/stream/", tokens["carl"])
     assert await stream.open() == 200
     lines = await stream.rest()
@@ -105,12 +105,12 @@ async def test_no_secret_reaches_a_stream_before_the_game_ends(game, tokens, vie
     stream = StreamClient(f"/api/games/{game.pk}/stream/", tokens[viewer])
     assert await stream.open() == 200
     texts = []
-    moves = asyncio.ensure_future(sync_to_async(play_on)(game, 7))
+    moves = asyncio.ensure_future(database_sync_to_async(play_on)(game, 7))
     while (text := await stream.raw_line(timeout=60)) is not None:
         if text:
             texts.append(text.decode())
     await moves
-    secrets = await sync_to_async(export_secrets)(game)
+    secrets = await database_sync_to_async(export_secrets)(game)
     assert len(texts) > 10
     for text in texts[:-1]:  # every line before the finished game's
         assert_no_secrets(json.loads(text))
@@ -126,7 +126,7 @@ async def test_the_chat_reaches_the_stream(game, players, tokens):
     stream = StreamClient(f"/api/games/{game.pk}/stream/", tokens["anna"])
     assert await stream.open() == 200
     await stream.line()
-    said = await sync_to_async(chat.do_chat)(game.pk, players["bernd"], "Ahoy")
+    said = await database_sync_to_async(chat.do_chat)(game.pk, players["bernd"], "Ahoy")
     line = await stream.line()
     assert line == {"type": "chat", "message": line["message"]}
     assert line["message"]["text"] == "Ahoy" and line["message"]["id"] == said.pk
@@ -151,7 +151,8 @@ async def test_a_bad_game_or_version_is_refused_before_streaming(game, tokens):
 
 
 async def test_a_read_token_may_open_a_stream(game, players):
-    _token, raw = await sync_to_async(ApiToken.issue)(players["anna"], "r", scopes=("read",))
+    issue = database_sync_to_async(ApiToken.issue)
+    _token, raw = await issue(players["anna"], "r", scopes=("read",))
     stream = StreamClient(f"/api/games/{game.pk}/stream/", raw)
     assert await stream.open() == 200
     assert (await stream.line())["type"] == "state"
@@ -159,7 +160,7 @@ async def test_a_read_token_may_open_a_stream(game, players):
 
 
 async def test_the_stream_of_a_game_over_ends_without_waiting(game, tokens):
-    await sync_to_async(play_on)(game, 2)
+    await database_sync_to_async(play_on)(game, 2)
     stream = StreamClient(f"/api/games/{game.pk}/stream/", tokens["anna"])
     assert await stream.open() == 200
     lines = await stream.rest(timeout=5)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
@@ -56,14 +56,14 @@ async def test_streams_count_among_the_sockets_and_past_the_cap_answer_429(
     lobby = communicator("/ws/lobby/", cookies["anna"])
     connected, _ = await lobby.connect()
     assert connected and (await lobby.receive_json_from())["type"] == "hello"
-    assert await sync_to_async(held)(players["anna"]) == 2
+    assert await database_sync_to_async(held)(players["anna"]) == 2
     third = StreamClient(path, tokens["anna"])
     assert await third.open() == 429
     body = await third.body()
     assert b'"too_many_streams"' in body and third.headers["retry-after"]
     # Closing the first stream gives its place back: another opens.
     await first.disconnect()
-    assert await sync_to_async(held)(players["anna"]) == 1
+    assert await database_sync_to_async(held)(players["anna"]) == 1
     again = StreamClient(path, tokens["anna"])
     assert await again.open() == 200
     await again.disconnect()
@@ -75,13 +75,13 @@ async def test_a_client_that_goes_away_leaves_nothing_behind(game, players, toke
     stream = StreamClient(path.format(game=game.pk), tokens["bernd"])
     assert await stream.open() == 200
     await stream.line()
-    token = await sync_to_async(ApiToken.objects.get)(user=players["bernd"])
+    token = await database_sync_to_async(ApiToken.objects.get)(user=players["bernd"])
     layer = get_channel_layer()
-    assert await sync_to_async(held)(players["bernd"]) == 1
+    assert await database_sync_to_async(held)(players["bernd"]) == 1
     assert SLOTS.held
     assert in_group(layer, token_group(token.pk))
     await stream.disconnect()
-    assert await sync_to_async(held)(players["bernd"]) == 0
+    assert await database_sync_to_async(held)(players["bernd"]) == 0
     assert not SLOTS.held
     assert not in_group(layer, token_group(token.pk))
     assert not in_group(layer, f"user.{players['bernd'].pk}")
@@ -100,7 +100,7 @@ async def test_a_token_closed_ends_its_streams_with_a_last_line(
     other = StreamClient(path.format(game=game.pk), tokens["bernd"])
     assert await other.open() == 200
     await other.line()
-    token = await sync_to_async(ApiToken.objects.get)(user=players["anna"])
+    token = await database_sync_to_async(ApiToken.objects.get)(user=players["anna"])
     await get_channel_layer().group_send(
         token_group(token.pk), {"type": "token.closed", "reason": reason}
     )
@@ -108,7 +108,7 @@ async def test_a_token_closed_ends_its_streams_with_a_last_line(
     assert lines[-1]["type"] == "error" and lines[-1]["code"] == f"token_{reason}"
     assert lines[-1]["message"]
     assert all(line["type"] != "error" for line in lines[:-1])
-    assert await sync_to_async(held)(players["anna"]) == 0
+    assert await database_sync_to_async(held)(players["anna"]) == 0
     # bernd's token is another: his stream goes on
     while not await other.communicator.receive_nothing(0.3):
         await other._more(1)
@@ -119,10 +119,11 @@ async def test_a_token_closed_ends_its_streams_with_a_last_line(
 @pytest.mark.parametrize("path", PATHS)
 async def test_a_stream_ends_when_its_token_expires(game, players, path):
     soon = timezone.now() + dt.timedelta(seconds=1)
-    _token, raw = await sync_to_async(ApiToken.issue)(players["anna"], "brief", expires_at=soon)
+    issue = database_sync_to_async(ApiToken.issue)
+    _token, raw = await issue(players["anna"], "brief", expires_at=soon)
     stream = StreamClient(path.format(game=game.pk), raw)
     assert await stream.open() == 200
     lines = await stream.rest(timeout=10)
     assert lines[-1]["type"] == "error" and lines[-1]["code"] == "token_expired"
     assert timezone.now() >= soon
-    assert await sync_to_async(held)(players["anna"]) == 0
+    assert await database_sync_to_async(held)(players["anna"]) == 0
