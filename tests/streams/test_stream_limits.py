@@ -127,3 +127,17 @@ async def test_a_stream_ends_when_its_token_expires(game, players, path):
     assert lines[-1]["type"] == "error" and lines[-1]["code"] == "token_expired"
     assert timezone.now() >= soon
     assert await database_sync_to_async(held)(players["anna"]) == 0
+
+
+async def test_open_streams_hold_no_database_connection(players, tokens, settings):
+    """More streams than the connection pool has connections (PostgreSQL: 12) all open
+    and all answer: the request's connection is handed back before each stream begins."""
+    pool = settings.DATABASE_POOL_SIZE
+    streams = []
+    for i in range(pool + 3):
+        stream = StreamClient("/api/stream/", tokens[("anna", "bernd", "carl")[i % 3]])
+        assert await stream.open(timeout=20) == 200, i
+        assert await stream.raw_line() == b""  # the first keep-alive: nothing to tell
+        streams.append(stream)
+    for stream in streams:
+        await stream.disconnect()
