@@ -64,7 +64,7 @@ KEEPALIVE = b"\n"
 
 
 def keepalive_seconds() -> float:
-    return float(getattr(settings, "STREAM_KEEPALIVE_SECONDS", 20))
+    return float(settings.STREAM_KEEPALIVE_SECONDS)
 
 
 def line(obj) -> bytes:
