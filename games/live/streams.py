@@ -29,8 +29,10 @@ opening lines and ends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+import weakref
 
 import orjson
 from asgiref.sync import async_to_sync
@@ -46,6 +48,7 @@ from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.sockets import (
     SLOTS,
     cache_sync_to_async,
+    database_executor,
     database_sync_to_async,
     owner,
     tell_seen,
@@ -106,6 +109,17 @@ def hand_back_connections() -> None:
         connection.close()
 
 
+def release_lost(unreleased: list) -> None:
+    """A stream was dropped with its place still taken: give it back on a database
+    thread (whatever thread collects the stream must not wait on the cache)."""
+    place = unreleased[0]
+    if place is not None:
+        unreleased[0] = None
+        # RuntimeError: the process is shutting down, and the lease lapses by itself
+        with contextlib.suppress(RuntimeError):
+            database_executor().submit(SLOTS.give_back, place)
+
+
 class Stream:
     """One open stream: its channel in the layer, its groups, its place; ``lines()``
     yields what it sends. Subclasses say what it opens with and what each notice means."""
@@ -122,6 +136,10 @@ class Stream:
         self.channel = None
         self.groups: list[str] = []
         self.closed = False
+        # The place, for a stream dropped without running (its client went away between
+        # the view and the first line: Django cancels the response and never closes it).
+        self.unreleased = [place]
+        weakref.finalize(self, release_lost, self.unreleased)
 
     def response(self) -> StreamingHttpResponse:
         # Under WSGI the opening lines are read here, at once: Django would otherwise
@@ -256,6 +274,7 @@ class Stream:
             except Exception:  # the layer is away; its group membership expires
                 logger.warning("could not leave a stream's group", exc_info=True)
         place, self.place = self.place, None
+        self.unreleased[0] = None
         if place is not None:
             try:
                 await cache_sync_to_async(SLOTS.give_back)(place)
@@ -274,6 +293,7 @@ class Stream:
             return
         self.closed = True
         place, self.place = self.place, None
+        self.unreleased[0] = None
         if place is not None:
             try:
                 SLOTS.give_back(place)

@@ -4,6 +4,8 @@ back when the client goes away), the token's revocation and expiry."""
 from __future__ import annotations
 
 import datetime as dt
+import gc
+import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -13,6 +15,7 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from accounts.tokens import token_group
 from games.live.reads import FRAMES
+from games.live.streams import AccountStream, take_place
 from shanghaien.lib.sockets import SLOTS, SocketSlots
 
 from ..helpers.communicators import communicator
@@ -141,3 +144,18 @@ async def test_open_streams_hold_no_database_connection(players, tokens, setting
         streams.append(stream)
     for stream in streams:
         await stream.disconnect()
+
+
+def test_a_stream_dropped_before_its_first_line_gives_its_place_back(players):
+    """The client went away between the view and the first line: Django cancels the
+    response without closing it, and the stream that never ran is collected."""
+    place = take_place(players["anna"].pk)
+    assert place in SLOTS.held
+    response = AccountStream(players["anna"], None, place, "en").response()
+    del response
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while place in SLOTS.held and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert place not in SLOTS.held
+    assert held(players["anna"]) == 0
