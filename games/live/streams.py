@@ -234,9 +234,12 @@ class Stream:
                     if message.get("type") == "token.closed":
                         yield self.token_error(message.get("reason"))
                         return
-                    async for text in self.handle(message):
-                        sent = True
-                        yield text
+                    try:
+                        async for text in self.handle(message):
+                            sent = True
+                            yield text
+                    except Exception:  # a database hiccup: the next notice reads again
+                        logger.warning("a stream's notice failed", exc_info=True)
                 if self.poll_seconds is not None and time.monotonic() >= polled + self.poll_seconds:
                     polled = time.monotonic()
                     try:
