@@ -22,7 +22,7 @@ PIP_INSTALL = $(PY) -m pip --disable-pip-version-check install --quiet \
 RUNTIME_STAMP = $(VENV)/.installed-runtime
 TEST_STAMP = $(VENV)/.installed-test
 
-.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth bench-sockets bench-tournament-start clean
+.PHONY: install run test lint format lock messages bench bench-engine bench-load bench-bots bench-backlog bench-growth bench-sockets bench-streams bench-tournament-start clean
 
 install: $(TEST_STAMP)
 
@@ -130,6 +130,13 @@ bench-growth: install
 SOCKETS_ARGS ?=
 bench-sockets: install
 	$(PY) bench/socket_load.py $(SOCKETS_ARGS)
+
+# What open HTTP streams cost one Daphne process (docs/performance.md): 1,000 account
+# streams by token, their memory, and the move path's CPU without and with them, beside
+# the floor; PostgreSQL and Redis as bench-sockets. E.g. make bench-streams STREAMS_ARGS="--streams 200".
+STREAMS_ARGS ?=
+bench-streams: install
+	$(PY) bench/streams.py $(STREAMS_ARGS)
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".

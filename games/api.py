@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.core.handlers.asgi import ASGIRequest
 from django.http import JsonResponse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
 from ninja import Query, Router
@@ -17,9 +19,11 @@ from shanghaien.lib.schemas import refusals
 
 from . import history, people, queries
 from .access import access_game
+from .live import streams
 from .live.reads import game_now
 from .messages import (
     Accepted,
+    AccountStreamLine,
     Chat,
     ChatBody,
     ChatLine,
@@ -27,6 +31,8 @@ from .messages import (
     Export,
     GamesPage,
     GamesQuery,
+    GameStreamLine,
+    GameStreamQuery,
     GameView,
     Invitation,
     InvitationBody,
@@ -39,6 +45,7 @@ from .messages import (
     PlayersQuery,
     Replay,
     Seeds,
+    stream_response,
 )
 from .rules import fairness
 from .serializers import chat_json, game_summary, invitation_json, note_json, recent_chat
@@ -293,3 +300,55 @@ def game_note(request, pk: str):
 def game_note_put(request, pk: str, body: NoteBody):
     """Keep your private note on a game (empty text: delete it)."""
     return JsonResponse(note_json(notes.do_save_note(pk, request.user, body.text)))
+
+
+# -- streams (games.live.streams) -----------------------------------------------------------
+
+
+def _stream_language(request) -> str:
+    return request.user.language or get_language()
+
+
+@router.get(
+    "/stream/",
+    response={**refusals(429)},
+    url_name="api_stream",
+    openapi_extra=stream_response(AccountStreamLine),
+)
+def account_stream(request):
+    """The account's events, one JSON object a line (``application/x-ndjson``): on
+    opening its running games and the invitations addressed to it, then invitations,
+    games starting, its turns and games ending as they happen; an empty line keeps the
+    connection alive."""
+    live = isinstance(request, ASGIRequest)
+    place = streams.take_place(request.user.pk) if live else None
+    stream = streams.AccountStream(
+        request.user, request.token, place, _stream_language(request), live=live
+    )
+    return stream.response()
+
+
+@router.get(
+    "/games/{pk}/stream/",
+    response={**refusals(404, 429)},
+    url_name="api_game_stream",
+    openapi_extra=stream_response(GameStreamLine),
+)
+def game_stream(request, pk: str, query: Query[GameStreamQuery]):
+    """One game's frames as its socket sends them, from the viewer's side, one JSON
+    object a line (``application/x-ndjson``): the state if newer than ``since``, then
+    each newer version once and the chat; the stream ends after the state of a game
+    that is over."""
+    seating = access_game(request.user, pk)
+    live = isinstance(request, ASGIRequest)
+    place = streams.take_place(request.user.pk) if live else None
+    stream = streams.GameStream(
+        seating,
+        query.since,
+        request.user,
+        request.token,
+        place,
+        _stream_language(request),
+        live=live,
+    )
+    return stream.response()

@@ -668,3 +668,74 @@ class PlayerFound(Message):
 class PlayersFound(Message):
     players: list[PlayerFound]
     next: str | None  # the address of the next page, null on the last
+
+
+# -- the streams (games.live.streams) -------------------------------------------------------
+
+
+class GameStreamQuery(Message):
+    """The query of ``GET /api/games/<id>/stream/``: the version the client has."""
+
+    model_config = {"extra": "ignore", "strict": False}
+
+    since: int | None = Field(
+        None,
+        ge=0,
+        le=2**31 - 1,
+        description="the version the client has already: the current state is sent only "
+        "if it is newer, then every newer version once",
+    )
+
+
+class AccountStreamLine(Message):
+    """One line of ``GET /api/stream/`` (``application/x-ndjson``; an empty line is a
+    keep-alive). ``invitation``: ``event`` and the ``invitation`` as ``GET
+    /api/invitations/`` lists it; ``game_start``: the game, its version, the opponent and
+    whether it is the account's turn; ``your_turn``: the game and its version;
+    ``game_end``: the game's status, ``result`` and ``outcome`` from the account's side;
+    ``error``: the stream's last line (``token_revoked``, ``token_expired``)."""
+
+    model_config = {"extra": "allow"}
+
+    type: Literal["invitation", "game_start", "your_turn", "game_end", "error"]
+    game: int | None = None
+    version: int | None = None
+    event: str | None = None
+    invitation: dict[str, Any] | None = None
+    opponent: str | None = None
+    opponent_bot: str | None = None
+    your_turn: bool | None = None
+    status: str | None = None
+    result: dict[str, Any] | None = None
+    outcome: Any = None
+    code: str | None = None
+    message: str | None = None
+
+
+class GameStreamLine(Message):
+    """One line of ``GET /api/games/<id>/stream/`` (``application/x-ndjson``; an empty
+    line is a keep-alive): the game socket's frames, ``state`` (``version`` and ``game``
+    as ``GET /api/games/<id>/`` answers it, from the viewer's side), ``chat`` and
+    ``chat_hidden``; ``error`` is the stream's last line (``token_revoked``,
+    ``token_expired``)."""
+
+    model_config = {"extra": "allow"}
+
+    type: Literal["state", "chat", "chat_hidden", "error"]
+    version: int | None = None
+    game: dict[str, Any] | None = None
+    message: Any = None
+    id: int | None = None
+    code: str | None = None
+
+
+def stream_response(line: type[Message]) -> dict:
+    """The OpenAPI of a stream's 200 answer: NDJSON, each line a ``line``."""
+    return {
+        "responses": {
+            200: {
+                "description": "NDJSON, one object a line: " + line.__name__,
+                "content": {"application/x-ndjson": {"schema": line.model_json_schema()}},
+            }
+        }
+    }

@@ -23,7 +23,9 @@ Environment variables (all optional; the defaults serve a developer's machine):
     RATE_LIMIT_LOGIN_FAILED, RATE_LIMIT_LOGIN, RATE_LIMIT_SIGNUP, RATE_LIMIT_RESET_PASSWORD,
     RATE_LIMIT_CONFIRM_EMAIL   the accounts' rate limits (docs/operations.md, "Accounts")
     SOCKETS_PER_ACCOUNT   the websockets one account may hold open at once, over every
-                          process (docs/protocol.md); default 20
+                          process (docs/protocol.md), its HTTP streams included; default 20
+    STREAM_KEEPALIVE_SECONDS  how long an HTTP stream stays silent before an empty line
+                          keeps it open (docs/api.md, "Streams"); default 20
     SOCKET_LEASE_SECONDS  how long an open socket's place outlives a server process killed
                           without closing it (renewed every third of it); default 45
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
@@ -362,6 +364,9 @@ SOCKETS_PER_ACCOUNT = env.int("SOCKETS_PER_ACCOUNT", default=20)
 # How long a socket's place outlives the process that holds it, in seconds (renewed every
 # third of it): a killed server's players go offline within it (accounts.online).
 SOCKET_LEASE_SECONDS = env.int("SOCKET_LEASE_SECONDS", default=45)
+# How long an HTTP stream (games/live/streams.py) stays silent before an empty line keeps
+# it open through proxies and tells its client the connection lives, in seconds.
+STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=20.0)
 
 # The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
 BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)

@@ -39,7 +39,7 @@ CHECKS = [
     response_schema_conformance,
     content_type_conformance,
 ]
-EXAMPLES = 12  # per operation (43 operations)
+EXAMPLES = 12  # per operation (45 operations)
 
 
 def test_the_schema_is_served_and_valid_openapi_3_1(client):
@@ -53,9 +53,11 @@ def test_the_schema_is_served_and_valid_openapi_3_1(client):
     assert ("/api/tournaments/{pk}/join/", "post") in methods
     assert ("/api/tokens/{pk}/revoke/", "post") in methods
     assert ("/api/account/bot/", "post") in methods
+    assert ("/api/stream/", "get") in methods
+    assert ("/api/games/{pk}/stream/", "get") in methods
     # with the note (GET and PUT), the search, the follows, the tournaments' eight, the
-    # tokens' three and the bot-account upgrade
-    assert len(methods) == 43
+    # tokens' three, the bot-account upgrade and the two streams
+    assert len(methods) == 45
 
 
 def test_every_body_refuses_unknown_fields_in_the_schema(client):

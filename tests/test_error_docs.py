@@ -57,6 +57,7 @@ def raised_codes() -> set[tuple[str, int]]:
         ("server_error", 500),
         ("database_unavailable", 503),  # shanghaien.lib.outage
         ("commitment_changed", 409),  # games.services.commitments.CommitmentChanged
+        ("too_many_streams", 429),  # games.live.streams.TooManyStreams
     }
     return pairs - ADMIN_ONLY
 

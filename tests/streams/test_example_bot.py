@@ -1,0 +1,88 @@
+"""The example bot of docs/examples/bot.py, run as a program against a live Daphne and the
+worker: with a token alone (no cookie, no HTML) it challenges the computer opponent
+Deckhand and plays the whole game through the streams and the command endpoint."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from accounts.models import ApiToken, User
+from games.models import Game
+
+from ..daphne import ROOT, start_server
+from ..helpers.databases import database_url
+from ..helpers.games import the_bots
+from ..helpers.processes import stop
+
+pytest.importorskip("httpx", reason="the example bot's one library")
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FAST_BOTS = {"BOT_TICK_SECONDS": "0.05", "BOT_PAUSE_SECONDS": "0"}
+
+
+@pytest.fixture
+def live_site(tmp_path):
+    """Daphne and the worker on the test database, the computer opponents quick."""
+    the_bots()
+    env = {"DATABASE_URL": database_url(), **FAST_BOTS}
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "run_worker", "--name", "stream-bot-worker"],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "shanghaien.settings", **env},
+        stdout=(tmp_path / "worker.log").open("wb"),
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        with start_server(env=env, log=tmp_path / "daphne.log") as (url,):
+            yield url
+    finally:
+        stop(worker)
+    sessions_ended()
+
+
+def sessions_ended(timeout: float = 10) -> None:
+    """PostgreSQL ends a stopped server's sessions a moment after it exits: the test
+    database can be flushed and dropped only once it has."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)
+
+
+def test_the_example_bot_plays_a_whole_game_against_deckhand(live_site, tmp_path):
+    sailor = User.objects.create_user("sailor", password="x")
+    _token, raw = ApiToken.issue(sailor, "bot", scopes=("read", "play"))
+    bot = subprocess.run(
+        [sys.executable, str(ROOT / "docs/examples/bot.py"), "--challenge", "Deckhand"]
+        + ["--games", "1"],
+        env={**os.environ, "SHANGHAIEN_URL": live_site, "SHANGHAIEN_TOKEN": raw},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    said = bot.stdout + bot.stderr
+    assert bot.returncode == 0, said
+    game = Game.objects.get(seats__user=sailor)
+    assert game.status == Game.Status.FINISHED, said
+    assert f"game {game.pk} over" in bot.stdout
+    opponent = game.seats.exclude(user=sailor).get().user
+    assert opponent.bot_level  # the computer opponent
+    # every command of the bot's came through the API, none by a cookie
+    assert game.commands.filter(seat=game.seats.get(user=sailor).seat).exists()
