@@ -19,8 +19,6 @@ from ..helpers.databases import database_url
 from ..helpers.games import the_bots
 from ..helpers.processes import stop
 
-pytest.importorskip("httpx", reason="the example bot's one library")
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FAST_BOTS = {"BOT_TICK_SECONDS": "0.05", "BOT_PAUSE_SECONDS": "0"}
