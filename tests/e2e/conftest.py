@@ -8,6 +8,7 @@ import pytest
 
 from ..daphne import start_server
 from ..helpers.databases import database_url as test_database_url
+from ..helpers.databases import wait_for_server_sessions_to_end
 from .helpers import Mailbox, register_mailbox
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the
@@ -100,24 +101,3 @@ def asgi_server(django_db_setup, django_db_blocker, mailbox):
             register_mailbox(url, None)
     with django_db_blocker.unblock():
         wait_for_server_sessions_to_end()
-
-
-def wait_for_server_sessions_to_end(timeout: float = 10) -> None:
-    """PostgreSQL ends a dead client's session a moment after the client exits; the test
-    database can only be dropped once it has."""
-    import time
-
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.1)

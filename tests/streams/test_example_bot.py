@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -15,7 +14,7 @@ from accounts.models import ApiToken, User
 from games.models import Game
 
 from ..daphne import ROOT, start_server
-from ..helpers.databases import database_url
+from ..helpers.databases import database_url, wait_for_server_sessions_to_end
 from ..helpers.games import the_bots
 from ..helpers.processes import stop
 
@@ -42,26 +41,7 @@ def live_site(tmp_path):
             yield url
     finally:
         stop(worker)
-    sessions_ended()
-
-
-def sessions_ended(timeout: float = 10) -> None:
-    """PostgreSQL ends a stopped server's sessions a moment after it exits: the test
-    database can be flushed and dropped only once it has."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.1)
+    wait_for_server_sessions_to_end()
 
 
 def test_the_example_bot_plays_a_whole_game_against_deckhand(live_site, tmp_path):
