@@ -43,7 +43,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from accounts.tokens import token_group
+from accounts.tokens import token_alive, token_group
 from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.sockets import (
     SLOTS,
@@ -175,10 +175,17 @@ class Stream:
     async def _opening_lines(self) -> list[bytes]:
         return [text async for text in self.lines()]
 
+    revoked_before = False  # the token was revoked while the stream was being opened
+
     async def lines(self):
         try:
             if self.live:
                 await self._join()
+                if self.revoked_before:
+                    expires = self.token.expires_at
+                    past = expires is not None and expires <= timezone.now()
+                    yield self.token_error("expired" if past else "revoked")
+                    return
             told = False
             async for text in self.opening():
                 told = True
@@ -206,6 +213,12 @@ class Stream:
         for group in groups:
             await self.layer.group_add(group, self.channel)
             self.groups.append(group)
+        if self.token is not None and not await database_sync_to_async(token_alive)(
+            self.token.token_id
+        ):
+            # revoked between the request's check and joining the token's group: its
+            # notice went out before this stream could hear it
+            self.revoked_before = True
 
     async def _listen(self):
         expires = self.token.expires_at if self.token is not None else None

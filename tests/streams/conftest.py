@@ -16,7 +16,9 @@ class StreamClient:
     """One request to the ASGI application: its status and headers, then its body a
     line at a time (``b""`` lines are the keep-alives)."""
 
-    def __init__(self, path: str, token: str | None = None, query: str = "", cookie=None):
+    def __init__(
+        self, path: str, token: str | None = None, query: str = "", cookie=None, method="GET"
+    ):
         from shanghaien.asgi import application
 
         headers = [(b"host", b"localhost")]
@@ -28,7 +30,7 @@ class StreamClient:
             "type": "http",
             "asgi": {"version": "3.0"},
             "http_version": "1.1",
-            "method": "GET",
+            "method": method,
             "scheme": "http",
             "path": path,
             "raw_path": path.encode(),

@@ -3,6 +3,7 @@ back when the client goes away), the token's revocation and expiry."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import gc
 import time
@@ -13,7 +14,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from accounts.models import ApiToken
-from accounts.tokens import token_group
+from accounts.tokens import TokenUse, token_group
 from games.live.reads import FRAMES
 from games.live.streams import AccountStream, take_place
 from shanghaien.lib.sockets import SLOTS, SocketSlots
@@ -159,3 +160,39 @@ def test_a_stream_dropped_before_its_first_line_gives_its_place_back(players):
         time.sleep(0.05)
     assert held(players["anna"]) == 0
     assert place not in SLOTS.held
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_revoking_a_token_through_the_api_ends_its_streams_at_once(
+    game, players, tokens, path
+):
+    """The revocation itself (``POST /api/tokens/{id}/revoke/`` with the token), not a
+    notice sent by hand: the stream ends with its last line, and the token is refused."""
+    stream = StreamClient(path.format(game=game.pk), tokens["anna"])
+    assert await stream.open() == 200
+    await stream.line()
+    token = await database_sync_to_async(ApiToken.objects.get)(user=players["anna"])
+    revoke = StreamClient(f"/api/tokens/{token.pk}/revoke/", tokens["anna"], method="POST")
+    assert await revoke.open() == 200
+    lines = await stream.rest(timeout=10)
+    assert lines[-1]["type"] == "error" and lines[-1]["code"] == "token_revoked"
+    assert await database_sync_to_async(held)(players["anna"]) == 0
+    again = StreamClient(path.format(game=game.pk), tokens["anna"])
+    assert await again.open() == 401
+    assert b'"bad_token"' in await again.body()
+
+
+async def test_a_token_revoked_while_its_stream_opens_ends_it_at_once(players):
+    """Revoked after the request's check and before the stream joined the token's
+    group: its notice went out unheard, so the stream looks once more and ends."""
+    token, _raw = await database_sync_to_async(ApiToken.issue)(players["anna"], "brief")
+    use = TokenUse(players["anna"], token.pk, frozenset({"read", "play"}), None)
+    await database_sync_to_async(token.delete)()
+    stream = AccountStream(players["anna"], use, None, "en")
+
+    async def everything():
+        return [text async for text in stream.lines()]
+
+    lines = await asyncio.wait_for(everything(), 5)
+    assert len(lines) == 1 and b'"token_revoked"' in lines[0]
+    assert not in_group(get_channel_layer(), token_group(token.pk))
