@@ -6,7 +6,8 @@ command endpoint, with nothing but httpx (docs/api.md, "Streams").
 
 It accepts every invitation addressed to it, plays each game it has (any legal command,
 never resigning) and, with ``--games N``, stops after N games have ended. The token needs
-the scopes ``read`` and ``play``.
+the scopes ``read`` and ``play``; the account is best made a bot account first
+(``POST /api/account/bot/`` with a token holding ``bot``: docs/bots.md).
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def main() -> None:
     threading.Thread(target=follow_account, daemon=True).start()
     if args.challenge:
         with connect() as client:
-            answer = client.post("/api/invitations/", json={"to": args.challenge})
+            # a game with a bot account is never rated: ask for a casual one
+            answer = client.post("/api/invitations/", json={"to": args.challenge, "rated": False})
             answer.raise_for_status()
             mine.add(answer.json()["id"])
     done = 0

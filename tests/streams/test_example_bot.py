@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 
+import httpx
 import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
-from accounts.models import ApiToken, User
+from accounts.models import User
 from games.models import Game
 
 from ..daphne import ROOT, start_server
@@ -45,8 +47,30 @@ def live_site(tmp_path):
 
 
 def test_the_example_bot_plays_a_whole_game_against_deckhand(live_site, tmp_path):
-    sailor = User.objects.create_user("sailor", password="x")
-    _token, raw = ApiToken.issue(sailor, "bot", scopes=("read", "play"))
+    """Bring your own bot, with no cookie and no HTML: a token made with the account's
+    password, the account made a bot account with it, then the example plays."""
+    sailor = User.objects.create_user("sailor")
+    # hashed as the server hashes (the tests' own hasher is MD5: tests/conftest.py)
+    hasher = PBKDF2PasswordHasher()
+    sailor.password = hasher.encode("a long sea shanty", hasher.salt())
+    sailor.save(update_fields=["password"])
+    with httpx.Client(base_url=live_site, timeout=30) as api:
+        made = api.post(
+            "/api/tokens/",
+            json={
+                "name": "my bot",
+                "scopes": ["read", "play", "bot"],
+                "username": "sailor",
+                "password": "a long sea shanty",
+            },
+        )
+        assert made.status_code == 201, made.text
+        raw = made.json()["token"]
+        upgraded = api.post("/api/account/bot/", headers={"Authorization": f"Bearer {raw}"})
+        assert upgraded.status_code == 200, upgraded.text
+        assert not api.cookies  # nothing of a browser's
+    sailor.refresh_from_db()
+    assert sailor.bot_account
     bot = subprocess.run(
         [sys.executable, str(ROOT / "docs/examples/bot.py"), "--challenge", "Deckhand"]
         + ["--games", "1"],
