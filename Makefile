@@ -136,7 +136,7 @@ bench-sockets: install
 # the floor; PostgreSQL and Redis as bench-sockets. E.g. make bench-streams STREAMS_ARGS="--streams 200".
 STREAMS_ARGS ?=
 bench-streams: install
-	$(PY) bench/streams.py $(STREAMS_ARGS)
+	$(PY) bench/stream_load.py $(STREAMS_ARGS)
 
 # The bots' strength table (docs/bots.md): 1,000 games per pairing on every core, which
 # takes a while; e.g. make bench-bots BOTS_ARGS="--games 200 --only captain".

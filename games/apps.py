@@ -7,8 +7,8 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         from . import holiday_clocks
-        from .services import bot_accounts
+        from .services import upgrade_checks
 
         holiday_clocks.connect()
         # an account that played a game or has an open invitation stays a person's
-        bot_accounts.connect()
+        upgrade_checks.connect()

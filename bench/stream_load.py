@@ -1,6 +1,6 @@
 """What open HTTP streams cost a Daphne process: memory, and the move path's CPU beside them.
 
-    python bench/streams.py [--streams 1000] [--games 8] [--moves 40] [--json]
+    python bench/stream_load.py [--streams 1000] [--games 8] [--moves 40] [--json]
 
 Starts one Daphne (bench.socket_load.Daphne: the image's options, bench.load_site) on a
 fresh PostgreSQL database (BENCH_DB, default shanghaien_bench_streams, on BENCH_PG) and
