@@ -103,7 +103,9 @@ def open_and_leave(path: str, query: str, header: str | None) -> tuple[int, byte
             headers.append((b"authorization", header.encode("utf-8", "surrogatepass")))
         status = await client.open()
         if status != 200:
-            return status, await client.body(), []
+            body = await client.body()
+            await client.communicator.wait(10)  # the handler ends: its connection goes back
+            return status, body, []
         first = await client.raw_line()
         await client.disconnect()
         return status, first, [client.headers]
@@ -130,8 +132,8 @@ def test_hostile_stream_requests(players, game, credentials):
         except UnicodeEncodeError:
             return  # no HTTP client can send that header
         assert status < 500, (path, query, header, body[:300])
-        if status == 200:
-            assert json.loads(body)["type"] in ("state", "game_start", "invitation"), body
+        if status == 200:  # its first line: something to tell, or a keep-alive at once
+            assert body == b"" or json.loads(body)["type"] in ("state", "game_start"), body
         else:
             error = json.loads(body)["error"]
             assert error["code"] and error["message"], error
