@@ -25,6 +25,7 @@ from shanghaien.lib.sockets import (
     NOT_FOUND,
     JsonProtocolConsumer,
     database_sync_to_async,
+    leave_group,
     retry_fields,
 )
 
@@ -254,10 +255,7 @@ class GameConsumer(JsonProtocolConsumer):
         if self.grouped:
             self.grouped = False
             FRAMES.leave(self.game_id)
-            try:
-                await self.channel_layer.group_discard(game_group(self.game_id), self.channel_name)
-            except Exception:  # the layer is away; its group membership expires
-                logger.warning("could not leave the game group", exc_info=True)
+            await leave_group(self.channel_layer, game_group(self.game_id), self.channel_name)
 
     @database_sync_to_async
     def _seating(self):
@@ -442,10 +440,7 @@ class LobbyConsumer(JsonProtocolConsumer):
             metrics.socket_closed("lobby")
         group, self.group = self.group, None
         if group is not None:
-            try:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            except Exception:  # the layer is away; its group membership expires
-                logger.warning("could not leave the lobby group", exc_info=True)
+            await leave_group(self.channel_layer, group, self.channel_name)
         watched, self.watched = self.watched or [], None
         for topic in watched:
             await self._unwatch(topic)
@@ -496,10 +491,7 @@ class LobbyConsumer(JsonProtocolConsumer):
         await self.send_json({"type": "watching", "topic": topic, "id": pk})
 
     async def _unwatch(self, group: str) -> None:
-        try:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        except Exception:  # the layer is away; its group membership expires
-            logger.warning("could not leave a watched topic's group", exc_info=True)
+        await leave_group(self.channel_layer, group, self.channel_name)
 
     async def topic_changed(self, event):
         if self.watched and topic_group(event["topic"], event["id"]) in self.watched:

@@ -47,10 +47,10 @@ from accounts.tokens import token_alive, token_group
 from shanghaien.lib.errors import RateLimited
 from shanghaien.lib.sockets import (
     SLOTS,
-    cache_sync_to_async,
     database_executor,
     database_sync_to_async,
-    owner,
+    give_back,
+    leave_group,
     tell_seen,
 )
 
@@ -285,18 +285,10 @@ class Stream:
         self.closed = True
         groups, self.groups = self.groups, []
         for group in groups:
-            try:
-                await self.layer.group_discard(group, self.channel)
-            except Exception:  # the layer is away; its group membership expires
-                logger.warning("could not leave a stream's group", exc_info=True)
+            await leave_group(self.layer, group, self.channel)
         place, self.place = self.place, None
         self.unreleased[0] = None
-        if place is not None:
-            try:
-                await cache_sync_to_async(SLOTS.give_back)(place)
-            except Exception:  # the cache is away: the place's lease lapses by itself
-                logger.warning("could not count a closed stream", exc_info=True)
-            await tell_seen({owner(place)})
+        await give_back(place)
         self.after_close()
 
     def after_close(self) -> None:

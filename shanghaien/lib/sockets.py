@@ -246,6 +246,27 @@ async def tell_seen(user_ids: set[int]) -> None:
 SLOTS = SocketSlots()
 
 
+async def leave_group(layer, group: str, channel: str) -> None:
+    """Leave a channel-layer group; a layer that is away is logged, not raised (the
+    membership expires by itself)."""
+    try:
+        await layer.group_discard(group, channel)
+    except Exception:
+        logger.warning("could not leave the group %s", group, exc_info=True)
+
+
+async def give_back(place: str | None) -> None:
+    """Give back an account's place (a socket's or a stream's) and tell who is seen; a
+    cache that is away is logged, not raised (the place's lease lapses by itself)."""
+    if place is None:
+        return
+    try:
+        await cache_sync_to_async(SLOTS.give_back)(place)
+    except Exception:
+        logger.warning("could not count a closed connection", exc_info=True)
+    await tell_seen({owner(place)})
+
+
 def cache_sync_to_async(func):
     """Blocking cache work on the database threads, off the event loop."""
     return sync_to_async(func, thread_sensitive=False, executor=database_executor())
@@ -328,10 +349,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
             timer.cancel()
         group, self.token_group = self.token_group, None
         if group is not None:
-            try:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            except Exception:  # the layer is away; its group membership expires
-                logger.warning("could not leave a token's group", exc_info=True)
+            await leave_group(self.channel_layer, group, self.channel_name)
 
     async def release(self) -> None:
         """Give back what the connection holds. Safe to call more than once."""
@@ -366,12 +384,7 @@ class JsonProtocolConsumer(AsyncJsonWebsocketConsumer):
 
     async def give_back_place(self) -> None:
         place, self.place = self.place, None
-        if place is not None:
-            try:
-                await cache_sync_to_async(SLOTS.give_back)(place)
-            except Exception:  # the cache is away: the place's lease lapses by itself
-                logger.warning("could not count a closed socket", exc_info=True)
-            await tell_seen({owner(place)})
+        await give_back(place)
 
     async def dispatch(self, message):
         # Channels' dispatch first hops to its shared sync thread to close stale database
