@@ -11,10 +11,12 @@ class AccountsConfig(AppConfig):
 
         from . import online
         from .devices import device_added_or_removed, forget_on_logout
-        from .models import PushSubscription
+        from .models import ApiToken, PushSubscription
+        from .tokens import token_deleted
 
         online.connect()
         register_tokens()
+        post_delete.connect(token_deleted, sender=ApiToken, dispatch_uid="accounts.token_deleted")
 
         user_logged_out.connect(forget_on_logout, dispatch_uid="accounts.devices.forget_on_logout")
         for signal in (post_save, post_delete):

@@ -208,9 +208,7 @@ class User(AbstractUser):
                 kwargs["update_fields"] = {*update_fields, "digest_due_at"}
         super().save(*args, **kwargs)
         if password_changed:
-            from .tokens import close_user_tokens
-
-            close_user_tokens(self.pk)  # what they opened closes once this commits
+            # what they opened closes once this commits (accounts.tokens.token_deleted)
             self.api_tokens.all().delete()
 
     @property

@@ -96,10 +96,15 @@ def do_revoke_token(user, token_id) -> ApiToken:
         token = ApiToken.objects.filter(pk=token_id, user=user).first()
         if token is None:
             raise NotFound("not_found", gettext("You have no such token."))
-        token.delete()
+        token.delete()  # what it opened closes once this commits (``token_deleted``)
         token.pk = token_id
-        transaction.on_commit(lambda: close_tokens([token_id], "revoked"))
     return token
+
+
+def token_deleted(sender, instance, **kwargs) -> None:
+    """Whenever a token's row goes (revoked, its account's password changed, the account
+    deleted), what it opened closes once that commits: ``post_delete`` of ApiToken."""
+    close_tokens_after_commit([instance.pk])
 
 
 def close_tokens(token_ids, reason: str = "revoked") -> None:
