@@ -119,7 +119,7 @@ def _players() -> tuple:
     return Prefetch("seats", queryset=Seat.objects.order_by("seat")), "seats__user__holidays"
 
 
-def _with_players(games: list) -> list:
+def with_players(games: list) -> list:
     prefetch_related_objects(games, *_players())
     return games
 
@@ -172,7 +172,7 @@ def active_page(
             | Q(waiting=waiting, moved__lt=moved)
             | Q(waiting=waiting, moved=moved, id__lt=pk)
         )
-    games = _with_players(list(found[: size + 1]))
+    games = with_players(list(found[: size + 1]))
     more = len(games) > size
     games = games[:size]
     last = games[-1] if more else None
@@ -214,7 +214,7 @@ def finished_page(
     rows = list(seats.select_related("game").order_by("-ended_at", "-game_id")[: size + 1])
     more = len(rows) > size
     rows = rows[:size]
-    games = _with_players([row.game for row in rows])
+    games = with_players([row.game for row in rows])
     annulled = [g.pk for g in games if g.status == Game.Status.ANNULLED]
     notes = {}
     if annulled:

@@ -377,7 +377,7 @@ class AccountStream(Stream):
             self.games[game.pk] = (game.version, mine, bool(summary["opponent_bot"]))
         gone = [pk for pk in self.games if pk not in seen]
         if gone:
-            ended = queries._with_players(list(Game.objects.filter(pk__in=gone)))
+            ended = queries.with_players(list(Game.objects.filter(pk__in=gone)))
             for game in ended:
                 if game.status != Game.Status.ACTIVE:
                     lines.append(line(end_line(game_summary(game, user))))
