@@ -323,6 +323,10 @@ def test_the_mark_shows_in_the_game_json_the_search_and_the_pages(players, robo,
         assert mark in response.content.decode(), page
     profile = clients["anna"].get("/users/robo/").content.decode()
     assert "a program run by its owner" in profile
+    # its rating: never, rather than "not yet"
+    assert "Never rated: games with a bot account are always casual." in profile
+    assert "no rated game finished yet" not in profile
+    assert "no rated game finished yet" in clients["anna"].get("/users/bernd/").content.decode()
     # a person's name is shown without a mark
     page = clients["bernd"].get("/users/anna/").content.decode()
     heading = page[page.index("<h1>") : page.index("</h1>")]
