@@ -109,11 +109,14 @@ def _check_active_computer_games(user) -> None:
         raise RateLimited(message % {"n": count}, ACTIVE_RETRY_SECONDS)
 
 
+def games_under_way(user) -> int:
+    return Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).count()
+
+
 def bot_account_games(user) -> tuple[int, int]:
     """A bot account's games under way, and its invitations still open."""
-    active = Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user).count()
     open_ = Invitation.objects.filter(from_user=user, status=Invitation.Status.OPEN).count()
-    return active, open_
+    return games_under_way(user), open_
 
 
 def _too_many_games(user, count: int, own: bool):
@@ -156,7 +159,7 @@ def bot_accounts_accepting(players, accepting) -> None:
     bots = sorted((p for p in players if p.bot_account), key=lambda p: p.pk)
     for bot in bots:
         User.objects.select_for_update().filter(pk=bot.pk).first()
-        active = Game.objects.filter(status=Game.Status.ACTIVE, seats__user=bot).count()
+        active = games_under_way(bot)
         if active >= settings.BOT_ACCOUNT_GAMES:
             raise _too_many_games(bot, active, own=bot.pk == accepting.pk)
 
