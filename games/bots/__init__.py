@@ -49,15 +49,16 @@ from .players import Lookahead, playable
 from .policies import greedy
 from .search import best_by_playouts, estimates
 from .search import candidates as candidates
+from .tree_search import ITERATIONS, decide_by_tree
 
-LEVELS = ("deckhand", "boatswain", "captain")
+LEVELS = ("deckhand", "boatswain", "captain", "admiral")
 BASELINES = ("random", "greedy")
 
 BLUNT = Judgement(neighbours=False, swing=1.6, option=0.0, foresight=False)
 DECKHAND_SLIPS = 0.15  # how often the deckhand plays a move that is not its best
 
 
-def choose(state: GameState, seat: int, level: str, rng) -> dict:
+def choose(state: GameState, seat: int, level: str, rng, *, iterations=None, deadline=None) -> dict:
     if state.turn != seat:
         raise ValueError("the bot's seat is not on turn")
     if level not in LEVELS + BASELINES:
@@ -74,6 +75,8 @@ def choose(state: GameState, seat: int, level: str, rng) -> dict:
         return _deckhand(state, seat, commands, rng)
     if level == "captain":
         return best_by_playouts(state, seat, rng)
+    if level == "admiral":
+        return decide_by_tree(state, seat, rng, iterations or ITERATIONS, deadline)
     return Lookahead(seat, SHARP, dice=False).ranked(state)[0][1]
 
 
