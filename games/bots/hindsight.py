@@ -25,13 +25,14 @@ from dataclasses import dataclass, replace
 from games.rules.engine import Command, Event, decide, evolve
 from games.rules.state import GameState
 
-from . import weigh
 from .players import playable
-from .search import candidates
+from .search import candidates, samples
 
 # The event that opens each command a player chooses (its other events follow it).
 OPENING = ("rolled", "direction_chosen", "placed", "trick_played", "shanghai_called")
 DIGITS = 4  # estimates are stored rounded to this many decimals
+ENGINE = "captain"  # the level whose judgement the analysis gives
+Z95 = 1.96  # a 95% interval is this many standard errors either side
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def analyse_decision(decision: Decision, key) -> dict | None:
     weighed = candidates(seen, seat)
     if played not in weighed:
         weighed.append(played)
-    chances = [round(c, DIGITS) for c in weigh(seen, seat, weighed, rng)]
+    results = samples(seen, seat, weighed, rng)
+    chances = [round(sum(r) / len(r), DIGITS) for r in results]
     mine = weighed.index(played)
     # the best estimate; the command played where it ties for the best
     best = max(range(len(weighed)), key=lambda i: (chances[i], i == mine, -i))
@@ -121,7 +123,22 @@ def analyse_decision(decision: Decision, key) -> dict | None:
         "before": chances[best],
         "after": chances[mine],
         "loss": round(chances[best] - chances[mine], DIGITS),
+        "margin": round(margin(results[best], results[mine]), DIGITS),
     }
+
+
+def margin(best: list[float], played: list[float]) -> float:
+    """The half-width of the 95% interval of ``mean(best) - mean(played)``, from paired
+    results (the k-th of each met the same deck, dice and opponent); 0 for one list."""
+    if best is played:
+        return 0.0
+    differences = [b - p for b, p in zip(best, played, strict=True)]
+    n = len(differences)
+    if n < 2:
+        return 1.0
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1)
+    return Z95 * (variance / n) ** 0.5
 
 
 def analyse(found: list[Decision], key, start: int = 0, stop: int | None = None) -> list[dict]:

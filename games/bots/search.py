@@ -52,9 +52,15 @@ def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list
     the average of ``PLAYOUTS`` playouts, every command meeting the same shuffles of
     the unknown deck and the same dice, and the same opponent (``OPPONENTS``, in turn).
     Deterministic for a given ``rng`` state."""
-    seeds = [rng.random() for _ in range(PLAYOUTS)]
+    return [sum(results) / PLAYOUTS for results in samples(state, seat, commands, rng)]
+
+
+def samples(state: GameState, seat: int, commands: list[Command], rng, playouts: int = PLAYOUTS):
+    """Each playout's result for each of ``commands`` (a list per command, the k-th
+    result of every command from the same shuffle, dice and opponent)."""
+    seeds = [rng.random() for _ in range(playouts)]
     deck = sorted(state.deck)
-    totals = [0.0] * len(commands)
+    results: list[list[float]] = [[] for _ in commands]
     for k, seed in enumerate(seeds):
         other = OPPONENTS[k % len(OPPONENTS)]
         world = random.Random(seed)
@@ -64,8 +70,8 @@ def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list
             nxt = shuffled
             for event in decide(shuffled, seat, command, throws):
                 nxt = evolve(nxt, event)
-            totals[i] += playout(nxt, seat, throws, other)
-    return [total / PLAYOUTS for total in totals]
+            results[i].append(playout(nxt, seat, throws, other))
+    return results
 
 
 def candidates(state: GameState, seat: int) -> list[Command]:

@@ -26,7 +26,10 @@ from games.rules.state import GameState
 
 from .evaluation import value
 from .players import Loaded, playable
+from .policies import greedy, judged
 
+DEFAULT_MODE = "static"
+MODE = DEFAULT_MODE
 ITERATIONS = 400  # the default number of walks through the tree for one decision
 EXPLORATION = 0.5  # the weight of the upper confidence bound's doubt
 
@@ -59,6 +62,7 @@ class Search:
         self.exploration = exploration
         self.root = Node(state)
         self.deck = sorted(state.deck)
+        self.turns = 0
 
     def _step(self, state: GameState, command: Command, dice) -> GameState:
         mover = state.turn
@@ -102,12 +106,32 @@ class Search:
                     break
                 child = Node(nxt)
                 node.children[key] = child
-                result = value(nxt, self.seat)
+                result = self._leaf(nxt)
                 break
             node = child
         for visited, index in path:
             visited.visits[index] += 1
             visited.totals[index] += result
+
+    def _leaf(self, state: GameState) -> float:
+        if MODE == "static":
+            return value(state, self.seat)
+        self.turns += 1
+        other = judged if self.turns % 2 else greedy
+        round_no = state.round
+        while not state.finished and state.round == round_no:
+            mover = state.turn
+            commands = playable(state, mover)
+            if len(commands) == 1:
+                command = commands[0]
+            else:
+                policy = judged if mover == self.seat else other
+                command = policy(state, mover, commands, self.rng)
+            if command["type"] == "shanghai":
+                state = replace(state, deck=tuple(self.rng.sample(self.deck, len(self.deck))))
+            for event in decide(state, mover, command, self.rng):
+                state = evolve(state, event)
+        return value(state, self.seat)
 
     def run(self, iterations: int, deadline: float | None = None) -> None:
         for done in range(iterations):

@@ -80,7 +80,7 @@ def test_a_bot_refuses_a_seat_that_is_not_on_turn_and_an_unknown_level():
     with pytest.raises(ValueError):
         choose(state, 1 - state.turn, "captain", random.Random(1))
     with pytest.raises(ValueError):
-        choose(state, state.turn, "admiral", random.Random(1))
+        choose(state, state.turn, "commodore", random.Random(1))
 
 
 def test_importing_the_bots_imports_no_django_module():
