@@ -38,7 +38,12 @@ import random
 from games.rules import CARDS, NATIONS, GameState, legal_commands
 from games.rules.scoring import nation_points
 
-PLAYOUTS = 240
+PLAYOUTS = 1200
+# The rule of thumb's slips (a die placed at random) and its chance to end a round that
+# pays while both sides still have dice: both measured against the greedy player (a
+# rule of thumb that always ends such a round made a weaker searcher, 58% against 68%).
+SLIP = 0.1
+CALL = 0.5
 
 _NATION_INDEX = {nation: i for i, nation in enumerate(NATIONS)}
 # Chance of taking a card by the dice difference on it (mine minus theirs), as the
@@ -260,7 +265,7 @@ def _policy_placement(r: _Round, side: int, rng: random.Random) -> None:
                 r.held[side][8] -= 1
                 _place(r, side, (best[1],))
                 return
-    if rng.random() < 0.1:
+    if rng.random() < SLIP:
         die = rng.randrange(2)
     _place(r, side, (roll[die],))
 
@@ -276,7 +281,7 @@ def _playout(r: _Round, rng: random.Random) -> float:
                 return _share_out(r, side)
             if placed >= 2:
                 now = _now_gain(r, side)
-                if now > 0 and (supply <= 3 or r.supply[1 - side] <= 2 or rng.random() < 0.5):
+                if now > 0 and (supply <= 3 or r.supply[1 - side] <= 2 or rng.random() < CALL):
                     return _share_out(r, side)
             r.roll = (rng.randint(1, 6), rng.randint(1, 6))
             r.phase = "placement"
