@@ -49,7 +49,7 @@ from .players import Lookahead, playable
 from .policies import greedy
 from .search import best_by_playouts, estimates
 from .search import candidates as candidates
-from .tree_search import ITERATIONS, decide_by_tree
+from . import admiral
 
 LEVELS = ("deckhand", "boatswain", "captain", "admiral")
 BASELINES = ("random", "greedy")
@@ -76,7 +76,7 @@ def choose(state: GameState, seat: int, level: str, rng, *, iterations=None, dea
     if level == "captain":
         return best_by_playouts(state, seat, rng)
     if level == "admiral":
-        return decide_by_tree(state, seat, rng, iterations or ITERATIONS, deadline)
+        return admiral.choose(state, seat, rng, iterations, deadline)
     return Lookahead(seat, SHARP, dice=False).ranked(state)[0][1]
 
 

@@ -175,3 +175,28 @@ def value(state: GameState, seat: int, j: Judgement = SHARP) -> float:
     lead = expected_lead(state, seat, j)
     spread = 1.5 + 0.9 * math.sqrt(cards_to_come(state))
     return _sigmoid(1.7 * lead / spread)
+
+
+# How sure a lead is, by the cards still to come (fitted to the results of 3,000 games
+# between the bots from the position at each round's start: ``docs/bots.md``).
+STEEPNESS = ((6, 0.217), (12, 0.193), (18, 0.174), (24, 0.168), (30, 0.166), (36, 0.158), (42, 0.133))
+CALIBRATED = Judgement(share=0.3)
+
+
+def steepness(cards: int) -> float:
+    if cards <= STEEPNESS[0][0]:
+        return STEEPNESS[0][1]
+    for (c0, k0), (c1, k1) in zip(STEEPNESS, STEEPNESS[1:]):
+        if cards <= c1:
+            return k0 + (k1 - k0) * (cards - c0) / (c1 - c0)
+    return STEEPNESS[-1][1]
+
+
+def calibrated_value(state: GameState, seat: int) -> float:
+    """``value`` with the expected lead's weight fitted to how games between the bots
+    ended (the chance a lead holds, by the cards still to come)."""
+    if state.result is not None:
+        winner = state.result.winner
+        return 0.5 if winner is None else float(winner == seat)
+    lead = expected_lead(state, seat, CALIBRATED)
+    return _sigmoid(steepness(cards_to_come(state)) * lead)

@@ -30,9 +30,10 @@ PLAYOUTS = 24  # playouts per command
 OPPONENTS = (judged, greedy)
 
 
-def playout(state: GameState, seat: int, rng: random.Random, other) -> float:
+def playout(state: GameState, seat: int, rng: random.Random, other, judge=value) -> float:
     """Play the round to its end (or the game's), ``seat`` by ``policies.judged`` and its
-    opponent by ``other``; ``seat``'s chance to win (``evaluation.value``) then."""
+    opponent by ``other``; ``seat``'s chance to win then, by ``judge``
+    (``evaluation.value`` unless told)."""
     round_no = state.round
     while not state.finished and state.round == round_no:
         mover = state.turn
@@ -44,7 +45,7 @@ def playout(state: GameState, seat: int, rng: random.Random, other) -> float:
             command = policy(state, mover, commands, rng)
         for event in decide(state, mover, command, rng):
             state = evolve(state, event)
-    return value(state, seat)
+    return judge(state, seat)
 
 
 def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list[float]:
@@ -55,10 +56,10 @@ def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list
     return [sum(results) / PLAYOUTS for results in samples(state, seat, commands, rng)]
 
 
-def samples(state: GameState, seat: int, commands: list[Command], rng, playouts: int = PLAYOUTS):
+def samples(state: GameState, seat: int, commands: list[Command], rng, playouts: int | None = None):
     """Each playout's result for each of ``commands`` (a list per command, the k-th
     result of every command from the same shuffle, dice and opponent)."""
-    seeds = [rng.random() for _ in range(playouts)]
+    seeds = [rng.random() for _ in range(playouts or PLAYOUTS)]
     deck = sorted(state.deck)
     results: list[list[float]] = [[] for _ in commands]
     for k, seed in enumerate(seeds):

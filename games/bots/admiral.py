@@ -1,0 +1,122 @@
+"""The admiral's search: every sensible command played out to the end of the round,
+the budget spent where it decides something (successive halving).
+
+Its candidates are the best ``CANDIDATES`` commands of the look-ahead through every
+throw of the dice (``players.Lookahead``), commands with the same outcome counted once.
+The playouts go in passes: each pass plays every command still in the running the same
+number of times, over the same shuffles of the unknown deck, the same dice and the same
+opponents (common random numbers), and keeps the better half by their average so far,
+until one is left or the budget is spent. Each playout is the captain's
+(``search.playout``: its own side by the judgement one move deep, the opponent by turns
+as such a player and as a greedy one), judged where it ends by
+``evaluation.calibrated_value``, the chance to win fitted to how games end.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import replace
+
+from games.rules.engine import Command, decide, evolve
+from games.rules.state import GameState
+
+from .evaluation import calibrated_value
+from .players import Lookahead
+from .search import OPPONENTS, playout
+
+CANDIDATES = 8
+PLAYOUTS = 256  # playouts per decision, over all its commands
+
+
+class Weighing:
+    """The playouts of one decision: each command's results, the k-th of every command
+    from the same shuffle, dice and opponent."""
+
+    def __init__(self, state: GameState, seat: int, commands: list[Command], rng):
+        self.state, self.seat, self.commands = state, seat, commands
+        self.rng = rng
+        self.deck = sorted(state.deck)
+        self.seeds: list[float] = []
+        self.results: list[list[float]] = [[] for _ in commands]
+
+    def _seed(self, k: int) -> float:
+        while len(self.seeds) <= k:
+            self.seeds.append(self.rng.random())
+        return self.seeds[k]
+
+    def play(self, index: int, count: int) -> None:
+        """``count`` more playouts of command ``index``."""
+        results = self.results[index]
+        command = self.commands[index]
+        for k in range(len(results), len(results) + count):
+            seed = self._seed(k)
+            world = random.Random(seed)
+            shuffled = replace(self.state, deck=tuple(world.sample(self.deck, len(self.deck))))
+            throws = random.Random(seed)
+            nxt = shuffled
+            for event in decide(shuffled, self.seat, command, throws):
+                nxt = evolve(nxt, event)
+            other = OPPONENTS[k % len(OPPONENTS)]
+            results.append(playout(nxt, self.seat, throws, other, calibrated_value))
+
+    def mean(self, index: int) -> float:
+        results = self.results[index]
+        return sum(results) / len(results) if results else 0.0
+
+
+def candidates(state: GameState, seat: int, count: int = CANDIDATES) -> list[Command]:
+    """The look-ahead's best ``count`` commands, those with the same outcome once."""
+    chosen, seen = [], set()
+    for worth, command in Lookahead(seat).ranked(state):
+        key = _outcome(state, command, worth)
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(command)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _outcome(state: GameState, command: Command, worth: float):
+    """What tells two commands with the same effect apart: placing either of two equal
+    dice, or using either of two trick cards of the same kind, is one choice."""
+    if command["type"] == "place":
+        return ("place", state.roll[command["die"]])
+    if command["type"] == "trick":
+        from games.rules.cards import CARDS
+
+        return ("trick", CARDS[command["card"]].action, command["half"],
+                command.get("nation"), command.get("die"), command.get("delta"), worth)
+    return (command["type"], command.get("one_at"))
+
+
+def weigh(state, seat, commands, rng, playouts=PLAYOUTS, deadline=None) -> Weighing:
+    """Successive halving over ``commands`` with about ``playouts`` playouts in all."""
+    weighing = Weighing(state, seat, commands, rng)
+    alive = list(range(len(commands)))
+    passes = max(1, math.ceil(math.log2(len(commands))))
+    for done in range(passes):
+        each = max(1, playouts // (passes * len(alive)))
+        for index in alive:
+            weighing.play(index, each)
+        if len(alive) > 1:
+            alive.sort(key=lambda i: (-weighing.mean(i), i))
+            alive = alive[: max(1, math.ceil(len(alive) / 2))]
+        if deadline is not None and time.monotonic() > deadline:
+            break
+    return weighing
+
+
+def choose(state: GameState, seat: int, rng, playouts: int | None = None, deadline=None) -> Command:
+    commands = candidates(state, seat)
+    if len(commands) == 1:
+        return commands[0]
+    weighing = weigh(state, seat, commands, rng, playouts or PLAYOUTS, deadline)
+    best = max(
+        range(len(commands)),
+        key=lambda i: (len(weighing.results[i]), weighing.mean(i), -i),
+    )
+    return commands[best]
