@@ -252,6 +252,7 @@ def _told(entry: dict, names: dict, words: dict) -> dict:
             "%(lost)s points lost (± %(margin)s).",
             lost,
         )
+        text = text.replace("± ", "±\xa0")  # the sign stays with its number at a line's end
         what = _sentence(text, lost=lost, margin=points(entry["margin"]), **parts)
     else:  # stored before the margins
         what = _sentence(

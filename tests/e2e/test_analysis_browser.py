@@ -65,7 +65,7 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
     costly = page.locator("#analysis ol.costly li")
     assert costly.count() >= 1
     assert "The captain would have played" in costly.first.inner_text()
-    assert re.search(r"\d+ points? lost \(± \d+\)\.", costly.first.inner_text())
+    assert re.search(r"\d+ points? lost \(±\s\d+\)\.", costly.first.inner_text())
     assert "95% interval" in section.locator(".analysis-about").inner_text()
     assert page.locator("svg.analysis-chart circle.mark").count() == costly.count()
     shot = screenshot(page, "analysis-replay-page")
@@ -94,6 +94,7 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
             page = context.new_page()
             page.goto(f"{asgi_server}/games/{game.pk}/replay/?as=bernd")
             page.wait_for_selector("#analysis[data-state=ready] svg.analysis-chart")
+            page.locator("#replay[data-step]").wait_for()  # the steps above it drawn
             section = page.locator("#analysis")
             assert section.locator("h2").inner_text() == heading
             assert "±" in section.locator("ol.costly").inner_text()

@@ -188,7 +188,7 @@ def test_the_replay_shows_the_chart_and_the_costliest_decisions_when_ready(
     assert f"Round {worst['round']}, step {worst['step']}" in page
     assert all("The captain would have played “" in item for item in items)
     assert all("chance to win" in item and "% →" in item for item in items)
-    assert all(re.search(r"%, \d+ points lost \(± \d+\)\.", item) for item in items)
+    assert all(re.search(r"%, \d+ points lost \(±\s\d+\)\.", item) for item in items)
     assert "The captain’s analysis" in page and "95% interval" in page
     assert len(re.findall(r'<circle class="mark ', page)) == len(items)
     assert "being prepared" not in page
@@ -414,7 +414,7 @@ def test_each_costly_decision_says_how_sure_it_is(finished, clients):
     (item,) = costly_items(page)  # the big loss with the wider margin is not called costly
     assert 'href="#step-10"' in item
     assert "#step-20" not in section(page) and "#step-40" not in section(page)
-    assert "chance to win 62% → 51%, 11 points lost (± 4)." in item
+    assert "chance to win 62% → 51%, 11 points lost (±\xa04)." in item
     assert "The captain would have played “" in item
     assert len(re.findall(r'<circle class="mark ', page)) == 1
     assert "These are estimates, not certainties: the points" in page
@@ -425,7 +425,7 @@ def test_a_margin_that_leaves_out_no_loss_makes_it_costly(finished, clients):
     stored(finished, [entry(10, 0.62, 0.51, 0.109), entry(20, 0.62, 0.51, 0.11)])
     page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
     (item,) = costly_items(page)
-    assert 'href="#step-10"' in item and "(± 11)" in item
+    assert 'href="#step-10"' in item and "(±\xa011)" in item
     assert [
         analysis_shown.costly(e) for e in (entry(1, 0.6, 0.55, 0.0), entry(1, 0.6, 0.56, 0.0))
     ] == [
@@ -470,7 +470,7 @@ def test_the_admirals_analysis_in_every_language(finished, clients, players, lan
     heading, lost, interval = HEADINGS[language]
     assert f'<h2 id="analysis-heading">{heading}</h2>' in page
     (item,) = costly_items(page)
-    assert f"11 {lost} (± 4)" in item and interval in page
+    assert f"11 {lost} (±\xa04)" in item and interval in page
     assert unlocalised_svg(page) == []
     with translation.override(language):
         words = analysis_shown.engine_words("admiral")
