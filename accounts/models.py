@@ -56,6 +56,7 @@ BOT_LEVELS = [
     ("deckhand", _("Deckhand")),
     ("boatswain", _("Boatswain")),
     ("captain", _("Captain")),
+    ("admiral", _("Admiral")),
 ]
 
 

@@ -275,13 +275,23 @@ class ChatMessageAdmin(NoSecretLookups, admin.ModelAdmin):
 class GameAnalysisAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     """The analyses after the game, as the worker stored them (only of finished games)."""
 
-    list_display = ("game", "status", "done", "total", "attempts", "seconds", "computed_at")
-    list_filter = ("status",)
+    list_display = (
+        "game",
+        "status",
+        "engine",
+        "done",
+        "total",
+        "attempts",
+        "seconds",
+        "computed_at",
+    )
+    list_filter = ("status", "engine")
     list_select_related = ("game",)
     raw_id_fields = ("game",)
     fields = (
         "game",
         "status",
+        "engine",
         "done",
         "total",
         "attempts",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 import uuid
 from datetime import timedelta
 
@@ -36,6 +37,9 @@ log = logging.getLogger(__name__)
 BOT_TICK_SECONDS = 1.0  # how often the worker looks for a bot on turn
 BOT_PAUSE_SECONDS = 1.0  # a bot waits this long after its turn began, as a person would
 COMMANDS_PER_TURN = 8  # a turn is a roll, a direction, a trick and a placement at most
+# The default of settings.BOT_ADMIRAL_BUDGET_MS: the admiral's search stops after this many
+# milliseconds a command (its row stays locked while it thinks).
+BOT_ADMIRAL_BUDGET_MS = 250
 
 
 def tick_seconds() -> float:
@@ -46,6 +50,20 @@ def tick_seconds() -> float:
 def pause_seconds() -> float:
     """How long a bot waits once its turn began (settings.BOT_PAUSE_SECONDS)."""
     return float(getattr(settings, "BOT_PAUSE_SECONDS", BOT_PAUSE_SECONDS))
+
+
+def admiral_budget_ms() -> float:
+    """How long the admiral searches for one command (settings.BOT_ADMIRAL_BUDGET_MS)."""
+    return float(getattr(settings, "BOT_ADMIRAL_BUDGET_MS", BOT_ADMIRAL_BUDGET_MS))
+
+
+def choose(state, level: str, rng) -> dict:
+    """The command of the bot of ``level`` on turn in ``state``: the admiral's search is
+    cut short at its budget (``admiral_budget_ms``), the other levels take what they take."""
+    if level == "admiral":
+        deadline = time.monotonic() + admiral_budget_ms() / 1000
+        return bots.choose(state, state.turn, level, rng, deadline=deadline)
+    return bots.choose(state, state.turn, level, rng)
 
 
 def bot_ids() -> list[int]:
@@ -136,7 +154,7 @@ def play_turn(game: Game, rng=None) -> int:
         if game.status != Game.Status.ACTIVE or game.to_move_id != bot.pk:
             break
         state = game.rules_state()
-        command = bots.choose(state, state.turn, bot.bot_level, rng)
+        command = choose(state, bot.bot_level, rng)
         try:
             commands.do_command(game.pk, bot, command, game.version, f"bot-{uuid.uuid4()}")
         except ServiceError as error:  # a player's resignation or a moderator came first

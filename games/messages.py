@@ -93,7 +93,7 @@ DaysPerMove = Annotated[Literal[1, 2, 3, 5, 7, 14], _same_type((1, 2, 3, 5, 7, 1
 Side = Literal["me", "opponent"]
 # The mark beside a program's name: a computer opponent's level, or "bot" for a bot
 # account (accounts.models.User.program_mark).
-BotLevel = Literal["deckhand", "boatswain", "captain", "bot"]
+BotLevel = Literal["deckhand", "boatswain", "captain", "admiral", "bot"]
 Nation = Literal[NATIONS]  # type: ignore[valid-type]
 
 

@@ -490,9 +490,17 @@ class GameNote(models.Model):
         return f"note of {self.author_id} on game {self.game_id}"
 
 
+def analysis_engine() -> str:
+    """The level whose judgement a new analysis gives (``games.bots.hindsight.ENGINE``)."""
+    from .bots import hindsight
+
+    return hindsight.ENGINE
+
+
 class GameAnalysis(models.Model):
-    """The captain's look back at a finished game (``games.bots.hindsight``), worked out
-    by the worker in short chunks after the game ended (``services.analysis``)."""
+    """A computer opponent's look back at a finished game (``games.bots.hindsight``),
+    worked out by the worker in short chunks after the game ended (``services.analysis``).
+    ``engine`` names the level whose judgement it holds: one engine a row, never two."""
 
     class Status(models.TextChoices):
         PENDING = "pending", _("being prepared")
@@ -509,6 +517,9 @@ class GameAnalysis(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)  # chunks that failed
     error = models.CharField(max_length=200, blank=True)  # the last failure
     seconds = models.FloatField(default=0.0)  # the work it took
+    # The level whose judgement it holds (a games.bots level); the rows from before this
+    # field are the captain's.
+    engine = models.CharField(max_length=20, default=analysis_engine, db_default="captain")
     created_at = models.DateTimeField(auto_now_add=True)
     computed_at = models.DateTimeField(null=True, blank=True)
     # When the analysis joins the queue (always set): the game's end, or a later hour when

@@ -2,7 +2,7 @@
 own renderers (static/js/home.js), so a visitor sees the game before signing up.
 
 The position is always the same: a game dealt from ``SEED`` and played by two
-boatswains (the computer opponent of the middle level) until the red player, in round
+boatswains (the computer opponent of the second level) until the red player, in round
 ``FROM_ROUND`` or later, has rolled with dice of both players on the cards. Computed once
 per process; only the words around it follow the request's language.
 """

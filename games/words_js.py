@@ -222,7 +222,7 @@ def words_json() -> dict:
             "steps_so_far": _("Step through the moves so far"),
             "replay": _("Replay the game"),
             "report": _("Report this game"),
-            "analysis": _("The captain’s analysis"),
+            "analysis": _("The analysis of the game"),
             "offer_rematch": _("Offer a rematch"),
             "go_to_rematch": _("Go to the rematch"),
             "rematch_offered": _js(_("Rematch offered: waiting for %(name)s.")),

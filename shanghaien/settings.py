@@ -30,6 +30,8 @@ Environment variables (all optional; the defaults serve a developer's machine):
                           without closing it (renewed every third of it); default 45
     BOT_TICK_SECONDS      how often the worker looks for a computer opponent to move; default 1
     BOT_PAUSE_SECONDS     how long a computer opponent waits once its turn began; default 1
+    BOT_ADMIRAL_BUDGET_MS how long the admiral (the strongest computer opponent) searches
+                          for each of its commands, in milliseconds; default 250
     BOT_ACCOUNT_GAMES     the games a bot account may have under way at once, its open
                           invitations counted (docs/bots.md); default 10
     VAPID_PRIVATE_KEY     the push notifications' signing key (manage.py vapid_keys makes
@@ -371,6 +373,8 @@ STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=20.0)
 # The computer opponents' pace, in seconds (games/bot_turns.py, read at each use).
 BOT_TICK_SECONDS = env.float("BOT_TICK_SECONDS", default=1.0)
 BOT_PAUSE_SECONDS = env.float("BOT_PAUSE_SECONDS", default=1.0)
+# How long the admiral searches for one command, in milliseconds (games/bot_turns.py).
+BOT_ADMIRAL_BUDGET_MS = env.float("BOT_ADMIRAL_BUDGET_MS", default=250.0)
 # The games a bot account (a person's program) may have under way at once, its open
 # invitations counted (games.services.limits.bot_account_games).
 BOT_ACCOUNT_GAMES = env.int("BOT_ACCOUNT_GAMES", default=10)

@@ -6,7 +6,7 @@
 - ``presence``: which players have a game open right now;
 - ``chat``: the two players' chat;
 - ``game_log``: appending events and keeping the snapshot in step (used by the above);
-- ``analysis``: the captain's analysis of a finished game, stored by the worker in chunks.
+- ``analysis``: a computer opponent's analysis of a finished game, stored by the worker in chunks.
 
 What a change tells the players (emails, pushes) it queues through ``games.notify.queue``.
 

@@ -1,5 +1,6 @@
 """The analysis after the game: the worker weighs a finished game's decisions with the
-captain's playouts (``games.bots.hindsight``), a short chunk at a time, and stores them.
+judgement of the level ``hindsight.ENGINE`` names (``games.bots.hindsight``), a short chunk
+at a time, and stores them.
 
 A game that ends as ``finished`` gets a pending ``GameAnalysis`` row in the transaction
 that ends it (``queue``): that row is the work queue, read newest first on a partial
@@ -16,6 +17,10 @@ decisions while time is left, and saves them with the progress, so the next call
 from there. The chunk is still saved only if the progress it started from is the stored
 one, so no decision is ever stored twice. A chunk that fails is logged and
 counted; after ``MAX_ATTEMPTS`` failures the analysis is marked failed and left alone.
+
+Each row holds one engine's judgement (``GameAnalysis.engine``): a pending row begun by
+another engine than today's starts over with today's, so no analysis mixes two; a ready
+one keeps the engine it was made by.
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ def queue(game: Game) -> None:
     in the queue, a pending row, from now on (or from the hour its players' bound allows:
     ``limits.analysis_begins``). Once per game."""
     if game.status == Game.Status.FINISHED:
-        row = GameAnalysis(game=game, finished_at=limits.analysis_begins(game))
+        row = GameAnalysis(
+            game=game, finished_at=limits.analysis_begins(game), engine=hindsight.ENGINE
+        )
         GameAnalysis.objects.bulk_create([row], ignore_conflicts=True)
 
 
@@ -77,6 +84,9 @@ def _claim(seen: set) -> GameAnalysis | None:
 def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
     """Weigh the next decisions of ``row``'s game until ``deadline``; the number weighed."""
     began = clock()
+    stored = {"done": row.done, "engine": row.engine}  # the progress this chunk goes on from
+    if row.engine != hindsight.ENGINE:  # begun by another engine: start over with this one
+        row.engine, row.done, row.decisions, row.seconds = hindsight.ENGINE, 0, [], 0.0
     start, done, found, added = row.done, row.done, [], []
     try:
         events = Event.objects.filter(game_id=row.game_id).order_by("seq")
@@ -95,6 +105,7 @@ def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
         return 0
     ready = done >= len(found)
     changes = {
+        "engine": row.engine,
         "done": done,
         "total": len(found),
         "decisions": row.decisions + added,
@@ -104,7 +115,7 @@ def _work_on(row: GameAnalysis, deadline: float, clock) -> int:
     if ready:
         changes["computed_at"] = timezone.now()
     # Saved only if nobody stored this chunk meanwhile (another worker).
-    GameAnalysis.objects.filter(pk=row.pk, done=start).update(**changes)
+    GameAnalysis.objects.filter(pk=row.pk, **stored).update(**changes)
     return done - start
 
 

@@ -339,7 +339,7 @@ def test_the_board_knows_the_words_of_the_mark(players):
 
     with translation.override("de"):
         words = words_json()
-    assert set(words["bots"]) == {"deckhand", "boatswain", "captain", "bot"}
+    assert set(words["bots"]) == {"deckhand", "boatswain", "captain", "admiral", "bot"}
     assert words["bots"]["bot"] and words["bots"]["bot"] != words["bots"]["captain"]
 
 

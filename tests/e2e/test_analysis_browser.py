@@ -2,6 +2,8 @@
 prepared, shows the chart once the worker has made it (without a reload), and each
 costly decision links to the board at its step."""
 
+import re
+
 import pytest
 
 from games import jobs
@@ -63,12 +65,15 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
     costly = page.locator("#analysis ol.costly li")
     assert costly.count() >= 1
     assert "The captain would have played" in costly.first.inner_text()
+    assert re.search(r"\d+ points? lost \(±\s\d+\)\.", costly.first.inner_text())
+    assert "95% interval" in section.locator(".analysis-about").inner_text()
     assert page.locator("svg.analysis-chart circle.mark").count() == costly.count()
     shot = screenshot(page, "analysis-replay-page")
     section.screenshot(path=str(shot.with_name("analysis-chart.png")))
 
     worst = GameAnalysis.objects.get(game=game).decisions
-    first = sorted((d for d in worst if d["loss"] >= 0.05), key=lambda d: -d["loss"])[:5]
+    sure = (d for d in worst if d["loss"] >= 0.05 and d["loss"] > d["margin"])
+    first = sorted(sure, key=lambda d: -d["loss"])[:5]
     step = min(d["step"] for d in first)
     costly.first.locator("a").click()  # the board at that decision
     page.wait_for_function(f"() => document.getElementById('replay').dataset.step === '{step}'")
@@ -78,6 +83,25 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
     section.screenshot(path=str(shot.with_name("analysis-chart-phone.png")))
     assert errors == []
     context.close()
+
+    # the section in English and German, on a laptop and on a phone, to look at
+    for language, heading in (("en", "The captain’s analysis"), ("de", "Die Analyse des Kapitäns")):
+        carl.language = language
+        in_thread(carl.save, update_fields=["language"])
+        for width, height in ((1366, 768), (390, 844)):
+            context = browser.new_context(viewport={"width": width, "height": height})
+            log_in_by_cookie(context, asgi_server, carl)
+            page = context.new_page()
+            page.goto(f"{asgi_server}/games/{game.pk}/replay/?as=bernd")
+            page.wait_for_selector("#analysis[data-state=ready] svg.analysis-chart")
+            page.locator("#replay[data-step]").wait_for()  # the steps above it drawn
+            section = page.locator("#analysis")
+            assert section.locator("h2").inner_text() == heading
+            assert "±" in section.locator("ol.costly").inner_text()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            name = f"analysis-section-{language}-{width}x{height}.png"
+            section.screenshot(path=str(shot.with_name(name)))
+            context.close()
 
     if not AXE.is_file():  # (test_accessibility.py insists on it in CI)
         return

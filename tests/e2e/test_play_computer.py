@@ -22,7 +22,7 @@ from .test_board import act
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-LEVELS = ("deckhand", "boatswain", "captain")
+LEVELS = ("deckhand", "boatswain", "captain", "admiral")
 # The bots' pace in production is a second to notice the turn and a second's pause;
 # here they answer at once, so that a game takes seconds.
 FAST_BOTS = {"BOT_TICK_SECONDS": "0.05", "BOT_PAUSE_SECONDS": "0"}

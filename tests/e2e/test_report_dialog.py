@@ -145,7 +145,7 @@ def test_a_finished_board_links_the_analysis(
     api_command(asgi_server, bernd, game, {"type": "resign"}, str(uuid.uuid4()))
     link = page.locator("a[data-analysis]")
     link.wait_for()
-    assert link.inner_text() == "The captain’s analysis"
+    assert link.inner_text() == "The analysis of the game"
     screenshot(page, "finished-board-analysis-link")
     link.click()
     page.wait_for_url(f"**/games/{game.pk}/replay/#analysis")

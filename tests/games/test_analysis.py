@@ -8,9 +8,10 @@ import re
 import uuid
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import translation
 
-from games import jobs
+from games import analysis_shown, jobs
 from games.bots import hindsight as pure
 from games.bots import search
 from games.models import Game, GameAnalysis
@@ -180,13 +181,15 @@ def test_the_replay_shows_the_chart_and_the_costliest_decisions_when_ready(
     assert "css/analysis.css" in page and "<table" in page and "round by round" in page
     # the costliest decisions, in words, each a link to its step
     items = re.findall(r'<li class="by-(?:me|opponent)" value="\d">(.*?)</li>', page, re.S)
-    costly = [d for d in row.decisions if d["loss"] >= 0.05]
+    costly = [d for d in row.decisions if d["loss"] >= 0.05 and d["loss"] > d["margin"]]
     assert len(items) == min(5, len(costly)) > 0
     worst = max(row.decisions, key=lambda d: d["loss"])
     assert f'href="#step-{worst["step"]}"' in page
     assert f"Round {worst['round']}, step {worst['step']}" in page
     assert all("The captain would have played “" in item for item in items)
     assert all("chance to win" in item and "% →" in item for item in items)
+    assert all(re.search(r"%, \d+ points lost \(±\s\d+\)\.", item) for item in items)
+    assert "The captain’s analysis" in page and "95% interval" in page
     assert len(re.findall(r'<circle class="mark ', page)) == len(items)
     assert "being prepared" not in page
 
@@ -257,7 +260,7 @@ def test_a_game_under_way_shows_no_analysis(game, clients, quick_playouts):
     response = clients["anna"].get(f"/games/{game.pk}/replay/")
     page = response.content.decode()
     assert response.status_code == 200 and 'id="analysis"' not in page
-    assert "The captain’s analysis" not in page and "would have played" not in page
+    assert "analysis-heading" not in page and "would have played" not in page
     assert clients["anna"].get(f"/games/{game.pk}/replay/analysis/").status_code == 404
 
 
@@ -275,6 +278,7 @@ def test_the_admin_lists_analyses_read_only(finished, admin_client, quick_playou
     analyse_all()
     listing = admin_client.get("/admin/games/gameanalysis/")
     assert listing.status_code == 200 and "ready" in listing.content.decode()
+    assert '<td class="field-engine">captain</td>' in listing.content.decode()
     page = admin_client.get(f"/admin/games/gameanalysis/{finished.pk}/change/")
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     assert admin_client.post(f"/admin/games/gameanalysis/{finished.pk}/delete/").status_code == 403
@@ -291,3 +295,184 @@ def test_the_chart_draws_the_same_in_every_language(
     page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
     assert '<svg class="analysis-chart"' in page
     assert unlocalised_svg(page) == []
+
+
+# -- the engine of an analysis ------------------------------------------------------------
+
+
+def section(page: str) -> str:
+    return re.search(r'<section id="analysis".*?</section>', page, re.S)[0]
+
+
+def test_a_new_analysis_is_queued_for_todays_engine(game, monkeypatch):
+    monkeypatch.setattr(pure, "ENGINE", "admiral")
+    game = play_on(game, seed=7)
+    assert GameAnalysis.objects.get(game=game).engine == "admiral"
+
+
+def test_the_rows_from_before_the_engine_are_the_captains(finished):
+    """The column's default in the database: the rows the migration found, and those the
+    release still running inserts without the field."""
+    GameAnalysis.objects.all().delete()
+    table = GameAnalysis._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (game_id, status, done, total, decisions, attempts, error,"
+            " seconds, created_at) VALUES (%s, 'pending', 0, 0, '[]', 0, '', 0, %s)",
+            [finished.pk, finished.finished_at],
+        )
+    assert GameAnalysis.objects.get(game=finished).engine == "captain"
+
+
+def test_a_pending_analysis_of_another_engine_starts_over_with_todays(
+    finished, clients, quick_playouts, monkeypatch
+):
+    found = pure.decisions(log_of(finished))
+    jobs.analyse_games()  # a first chunk, by the captain
+    row = GameAnalysis.objects.get(game=finished)
+    assert row.engine == "captain" and row.status == GameAnalysis.Status.PENDING
+    begun = row.done
+    assert 0 < begun < row.total
+    monkeypatch.setattr(pure, "ENGINE", "admiral")
+    page = clients["anna"].get(f"/games/{finished.pk}/replay/").content.decode()
+    assert "The admiral’s analysis" in page and f"{begun} of {row.total}" not in page
+
+    def judged(decision, key):  # the admiral's judgement: told apart by a mark of its own
+        entry = real(decision, key)
+        return entry and {**entry, "by": "admiral"}
+
+    real = pure.analyse_decision
+    monkeypatch.setattr(pure, "analyse_decision", judged)
+    jobs.analyse_games()
+    row.refresh_from_db()
+    assert row.engine == "admiral" and row.done > 0
+    expected = [e for e in (real(d, finished.pk) for d in found[: row.done]) if e]
+    assert row.decisions == [{**e, "by": "admiral"} for e in expected]  # none of the captain's
+    analyse_all()
+    row.refresh_from_db()
+    assert row.status == GameAnalysis.Status.READY and row.done == row.total == len(found)
+    assert row.engine == "admiral" and all(e["by"] == "admiral" for e in row.decisions)
+    page = clients["anna"].get(f"/games/{finished.pk}/replay/").content.decode()
+    assert "The admiral’s analysis" in page and "The admiral would have played “" in page
+    assert "captain" not in section(page).lower()
+
+
+def test_a_ready_analysis_keeps_its_engine(finished, clients, quick_playouts, monkeypatch):
+    analyse_all()
+    monkeypatch.setattr(pure, "ENGINE", "admiral")
+    assert jobs.analyse_games() == 0
+    row = GameAnalysis.objects.get(game=finished)
+    assert row.engine == "captain" and row.status == GameAnalysis.Status.READY
+    page = clients["anna"].get(f"/games/{finished.pk}/replay/").content.decode()
+    assert "The captain’s analysis" in page and "The captain would have played “" in page
+    assert "admiral" not in section(page).lower()
+
+
+# -- how sure it is -----------------------------------------------------------------------
+
+
+def entry(step: int, before: float, after: float, margin: float | None, seat: int = 0) -> dict:
+    made = {
+        "index": step,
+        "step": step,
+        "round": 1 + step // 40,
+        "seat": seat,
+        "roll": [2, 5],
+        "played": {"type": "place", "die": 0},
+        "best": {"type": "place", "die": 1},
+        "before": before,
+        "after": after,
+        "loss": round(before - after, 4),
+    }
+    if margin is not None:
+        made["margin"] = margin
+    return made
+
+
+def stored(game, entries: list[dict], engine: str = "captain") -> None:
+    GameAnalysis.objects.filter(game=game).update(
+        status="ready", decisions=entries, done=len(entries), total=len(entries), engine=engine
+    )
+
+
+def costly_items(page: str) -> list[str]:
+    return re.findall(r'<li class="by-(?:me|opponent)" value="\d">(.*?)</li>', page, re.S)
+
+
+SURE = [
+    entry(10, 0.62, 0.51, 0.04),  # 11 points lost, ± 4: costly
+    entry(20, 0.70, 0.40, 0.35),  # 30 points lost, ± 35: it may have lost nothing
+    entry(30, 0.50, 0.46, 0.01, seat=1),  # 4 points: too little
+    entry(40, 0.55, 0.49, 0.06),  # 6 points, ± 6: the interval reaches no loss
+    entry(50, 0.40, 0.40, 0.0),
+]
+
+
+def test_each_costly_decision_says_how_sure_it_is(finished, clients):
+    stored(finished, SURE)
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    (item,) = costly_items(page)  # the big loss with the wider margin is not called costly
+    assert 'href="#step-10"' in item
+    assert "#step-20" not in section(page) and "#step-40" not in section(page)
+    assert "chance to win 62% → 51%, 11 points lost (±\xa04)." in item
+    assert "The captain would have played “" in item
+    assert len(re.findall(r'<circle class="mark ', page)) == 1
+    assert "These are estimates, not certainties: the points" in page
+    assert "95% interval" in page and "lost 5 points or more" in page
+
+
+def test_a_margin_that_leaves_out_no_loss_makes_it_costly(finished, clients):
+    stored(finished, [entry(10, 0.62, 0.51, 0.109), entry(20, 0.62, 0.51, 0.11)])
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    (item,) = costly_items(page)
+    assert 'href="#step-10"' in item and "(±\xa011)" in item
+    assert [
+        analysis_shown.costly(e) for e in (entry(1, 0.6, 0.55, 0.0), entry(1, 0.6, 0.56, 0.0))
+    ] == [
+        True,
+        False,
+    ]
+
+
+def test_entries_from_before_the_margins_keep_the_old_rule_and_show_no_margin(finished, clients):
+    old = [{k: v for k, v in e.items() if k != "margin"} for e in SURE]
+    stored(finished, old)
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    items = costly_items(page)
+    assert len(items) == 3  # every loss of 5 points or more, however sure
+    assert [re.search(r'href="#step-(\d+)"', i)[1] for i in items] == ["10", "20", "40"]
+    shown = section(page)
+    assert "chance to win 70% → 40%." in shown and "±" not in shown and "points lost" not in shown
+    assert "These are estimates, not certainties.</p>" in re.sub(r"\s+</p>", "</p>", page)
+    assert "95% interval" not in page
+
+
+def test_no_costly_decision_says_so(finished, clients):
+    stored(finished, [entry(10, 0.7, 0.4, 0.35), entry(20, 0.5, 0.5, 0.0)])
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    assert costly_items(page) == [] and "No decision cost 5% or more" in page
+
+
+HEADINGS = {
+    "en": ("The admiral’s analysis", "points lost", "interval"),
+    "de": ("Die Analyse des Admirals", "Punkte verloren", "Intervall"),
+    "fr": ("L’analyse de l’amiral", "points perdus", "intervalle"),
+    "it": ("L’analisi dell’ammiraglio", "punti persi", "intervallo"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(HEADINGS))
+def test_the_admirals_analysis_in_every_language(finished, clients, players, language):
+    stored(finished, SURE, engine="admiral")
+    players["carl"].language = language
+    players["carl"].save(update_fields=["language"])
+    page = clients["carl"].get(f"/games/{finished.pk}/replay/").content.decode()
+    heading, lost, interval = HEADINGS[language]
+    assert f'<h2 id="analysis-heading">{heading}</h2>' in page
+    (item,) = costly_items(page)
+    assert f"11 {lost} (±\xa04)" in item and interval in page
+    assert unlocalised_svg(page) == []
+    with translation.override(language):
+        words = analysis_shown.engine_words("admiral")
+    assert words["heading"] == heading
+    assert words["desc"].split("%(")[0] in page

@@ -3,6 +3,7 @@ turns played by the worker through the same write path after a short pause, rate
 games, and no timeouts for a bot."""
 
 import random
+import time
 from datetime import timedelta
 
 import pytest
@@ -67,7 +68,8 @@ def test_a_bot_accepts_at_once_and_moves_after_its_pause(bot, clients, players):
 
 
 @pytest.mark.parametrize("level", bots.LEVELS)
-def test_a_whole_game_against_each_level_through_the_api(level, bot, clients, players):
+def test_a_whole_game_against_each_level_through_the_api(level, bot, clients, players, settings):
+    settings.BOT_ADMIRAL_BUDGET_MS = 20  # the admiral thinks briefly: the same path, quicker
     game = start(clients["anna"], level.capitalize(), extra_wild=level == "boatswain")
     rng = random.Random(level)
     for _ in range(500):
@@ -121,5 +123,57 @@ def test_play_the_computer_from_the_lobby(bot, clients):
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
     assert game.extra_wild and bot("boatswain").pk in {s.user_id for s in game.seats.all()}
     assert Invitation.objects.get().status == Invitation.Status.ACCEPTED
-    bad = clients["anna"].post("/play/computer/", {"level": "admiral"})
+    assert "Admiral: searches the round ahead throw by throw" in page
+    bad = clients["anna"].post("/play/computer/", {"level": "commodore"})
     assert bad.status_code == 302 and Game.objects.count() == 1
+
+
+@pytest.mark.parametrize("budget", [250, 40])
+def test_the_admiral_searches_until_its_budget_from_the_settings(
+    budget, bot, clients, players, settings, monkeypatch
+):
+    settings.BOT_ADMIRAL_BUDGET_MS = budget
+    asked = []
+
+    def choose(state, seat, level, rng, **limits):
+        asked.append((level, limits, time.monotonic()))
+        return real(state, seat, "random", rng)
+
+    real = bots.choose
+    monkeypatch.setattr(bots, "choose", choose)
+    for name in ("Admiral", "Captain"):
+        game = start(clients["anna"], name)
+        while game.to_move_id == players["anna"].pk:  # anna begins: she plays her turn
+            state = game.rules_state()
+            body = command_body(real(state, state.turn, "random", random.Random(1)), game.version)
+            assert post(clients["anna"], f"/api/games/{game.pk}/commands/", body).status_code == 200
+            game.refresh_from_db()
+    assert play_bot_turns(now=timezone.now() + LATER) >= 4  # a turn of each
+    admiral = [(limits, at) for level, limits, at in asked if level == "admiral"]
+    others = [limits for level, limits, _ in asked if level != "admiral"]
+    assert admiral and others
+    for limits, at in admiral:
+        assert set(limits) == {"deadline"}
+        assert limits["deadline"] - at == pytest.approx(budget / 1000, abs=0.05)
+    assert all(limits == {} for limits in others)  # the captain: its fixed work
+
+
+def test_the_admirals_migration_names_it_apart_from_a_player_and_undoes_only_it(
+    django_user_model,
+):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("accounts.migrations.0024_admiral_bot")
+    django_user_model.objects.filter(bot_level="admiral").delete()
+    django_user_model.objects.create_user("ADMIRAL", password="x")  # a player took the name
+    migration.create_admiral(apps, None)
+    migration.create_admiral(apps, None)  # once only
+    admiral = django_user_model.objects.get(bot_level="admiral")
+    assert admiral.username == "Admiral-bot" and not admiral.has_usable_password()
+    migration.remove_admiral(apps, None)
+    assert not django_user_model.objects.filter(bot_level="admiral").exists()
+    left = django_user_model.objects.filter(bot_level__gt="")
+    assert sorted(left.values_list("bot_level", flat=True)) == sorted(bots.LEVELS[:3])
+    assert django_user_model.objects.filter(username="ADMIRAL").exists()

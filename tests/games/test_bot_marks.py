@@ -81,6 +81,7 @@ def test_the_words_for_the_board_name_every_level():
         "deckhand": "computer · Deckhand",
         "boatswain": "computer · Boatswain",
         "captain": "computer · Captain",
+        "admiral": "computer · Admiral",
         "bot": "bot",  # a bot account's
     }
     with translation.override("de"):

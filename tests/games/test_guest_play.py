@@ -105,7 +105,7 @@ def test_the_button_makes_a_guest_and_starts_a_casual_game_against_the_computer(
 
 
 def test_a_bad_level_is_refused_with_a_message_and_makes_no_guest(client):
-    response = play_now(client, "admiral")
+    response = play_now(client, "commodore")
     assert response.status_code == 302 and response["Location"] == "/"
     assert not User.objects.filter(guest_until__isnull=False).exists()
     assert "Choose an opponent" in client.get("/").content.decode()

@@ -127,10 +127,11 @@ def abort_as_before(game, seat: int | None = None):
 
 def the_bots() -> None:
     """The computer opponents' accounts, as migrated: a transactional test before this one
-    flushed the database, and the rows that accounts migration 0010 made went with it."""
+    flushed the database, and the rows that accounts migrations 0010 and 0024 made went
+    with it."""
     import importlib
 
     from django.apps import apps
 
-    migration = importlib.import_module("accounts.migrations.0010_bot_accounts")
-    migration.create_bots(apps, None)
+    importlib.import_module("accounts.migrations.0010_bot_accounts").create_bots(apps, None)
+    importlib.import_module("accounts.migrations.0024_admiral_bot").create_admiral(apps, None)
