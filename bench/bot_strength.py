@@ -5,13 +5,13 @@
 
 A player is named by a spec: a level (``games.bots.LEVELS``), a baseline
 (``games.bots.BASELINES``) or ``rival`` (``bench/rival.py``, a Monte-Carlo player built
-apart from the bots), with ``@N`` for the admiral's iterations or the rival's playouts
+apart from the bots), with ``@N`` for the admiral's or the rival's playouts
 ("admiral@100", "rival@500").
 
 The default pairings: every level against random, greedy, the rival and each level below
 it; the rival against random, greedy and the levels below the admiral; the admiral
 against all; and the admiral's time-budget curve, at three fractions of its default
-iterations, against the captain. Each pairing plays N games (default 1,000), seats
+playouts, against the captain. Each pairing plays N games (default 1,000), seats
 alternated, the starting player as the seed falls, half of them with the
 extra-wild-card variant, spread over P processes (default: every core).
 
@@ -43,7 +43,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from bench import rival  # noqa: E402
 from games.bots import BASELINES, LEVELS, choose  # noqa: E402
-from games.bots.tree_search import ITERATIONS  # noqa: E402
+from games.bots.admiral import PLAYOUTS as ADMIRAL_PLAYOUTS  # noqa: E402
 from games.rules import decide, evolve, legal_commands, new_game  # noqa: E402
 
 RIVAL = "rival"
@@ -51,7 +51,7 @@ NAMES = (*LEVELS, *BASELINES, RIVAL)
 # Players whose work per decision an "@N" sets.
 BUDGETED = ("admiral", RIVAL)
 ANCHOR = "random"
-# The admiral's time-budget curve: these fractions of its default iterations.
+# The admiral's time-budget curve: these fractions of its default playouts.
 CURVE_FRACTIONS = (0.1, 0.25, 0.5)
 
 # Win rates to reach: a float is a floor for the win rate itself; ("above", x) means the
@@ -96,7 +96,7 @@ def player(spec: str):
         return lambda state, seat, rng: rival.choose(state, seat, rng, playouts=playouts)
     if budget is None:
         return lambda state, seat, rng: choose(state, seat, name, rng)
-    return lambda state, seat, rng: choose(state, seat, name, rng, iterations=budget)
+    return lambda state, seat, rng: choose(state, seat, name, rng, playouts=budget)
 
 
 def default_pairings() -> list[tuple[str, str]]:
@@ -106,7 +106,9 @@ def default_pairings() -> list[tuple[str, str]]:
         pairs += [(level, below) for below in LEVELS[:i]]
     pairs += [(RIVAL, "random"), (RIVAL, "greedy")]
     pairs += [(RIVAL, level) for level in LEVELS if level != "admiral"]
-    pairs += [(f"admiral@{max(1, round(ITERATIONS * f))}", "captain") for f in CURVE_FRACTIONS]
+    pairs += [
+        (f"admiral@{max(1, round(ADMIRAL_PLAYOUTS * f))}", "captain") for f in CURVE_FRACTIONS
+    ]
     return unique(pairs)
 
 

@@ -27,6 +27,7 @@ from django.utils import timezone
 from shanghaien.lib.errors import ServiceError
 
 from . import bots
+from .rules import as_known
 from .models import Game
 from .services import commands
 from .worker_stop import stopping
@@ -153,7 +154,8 @@ def play_turn(game: Game, rng=None) -> int:
     for _ in range(COMMANDS_PER_TURN):
         if game.status != Game.Status.ACTIVE or game.to_move_id != bot.pk:
             break
-        state = game.rules_state()
+        # the table as the bot's player knows it: the deck's order never reaches the bot
+        state = as_known(game.rules_state())
         command = choose(state, bot.bot_level, rng)
         try:
             commands.do_command(game.pk, bot, command, game.version, f"bot-{uuid.uuid4()}")

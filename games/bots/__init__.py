@@ -3,16 +3,18 @@ no I/O, no global state).
 
 Public API
 ----------
-``choose(state, seat, level, rng) -> command``
+``choose(state, seat, level, rng, *, playouts=None, deadline=None) -> command``
     The command the bot of ``level`` plays for ``seat`` in ``state``: one of
     ``games.rules.legal_commands(state, seat)`` (never a resignation; an abort is never legal), the
     same dict. ``seat`` must be on turn. ``rng`` is any object with ``random()``,
     ``shuffle(list)`` and ``choice(seq)``, such as ``random.Random``; the same state,
     level and rng state give the same command. A bot knows what its seat's player
-    knows: the deck's order in ``state`` is shuffled away before it looks (which cards
-    are still to come is public; their order is not).
+    knows (``unseen``): the deck's order is thrown away before it looks (which cards
+    are still to come is public; their order is not), and the dice still to come are
+    in no state. ``playouts`` sets the admiral's work (``admiral.PLAYOUTS`` unless
+    told); ``deadline`` (a ``time.monotonic()`` moment) cuts its search short.
 ``LEVELS``
-    ``("deckhand", "boatswain", "captain")``, weakest first:
+    ``("deckhand", "boatswain", "captain", "admiral")``, weakest first:
 
     - **deckhand**: plays sensibly but like a beginner: one move deep, it does not see
       neighbour sums or the cards still to come, sometimes picks a worse move, and uses
@@ -26,10 +28,13 @@ Public API
       of the dice, each played out to the end of the round many times over shuffles
       of the unknown deck and throws of the dice (determinized Monte-Carlo,
       ``search.py``), judged by the boatswain's evaluation where each playout ends.
-``weigh(state, seat, commands, rng) -> list[float]``
-    The captain's estimate of ``seat``'s chance to win after each of ``commands``
-    (legal commands of ``seat``, on turn), the deck's order unseen as in ``choose``;
-    deterministic for a given rng state. The analysis of a finished game asks it.
+    - **admiral**: searches wider and longer (``admiral.py``): the look-ahead's best
+      eight commands, the playouts spent by successive halving on those still in the
+      running, each playout's end judged by a chance to win fitted to how games end
+      (``evaluation.calibrated_value``, which knows what beginning a round is worth).
+``unseen(state, rng) -> state``
+    What every level looks at: ``games.rules.as_known`` (the deck in the catalogue's
+    order) with a guess of the order drawn by ``rng``.
 ``candidates(state, seat) -> list``
     The commands the captain weighs in ``state`` (its best guesses, best first).
 ``BASELINES``
@@ -42,14 +47,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from games.rules import as_known
 from games.rules.state import PLACEMENT, GameState
 
+from . import admiral
 from .evaluation import SHARP, Judgement
 from .players import Lookahead, playable
 from .policies import greedy
-from .search import best_by_playouts, estimates
+from .search import best_by_playouts
 from .search import candidates as candidates
-from . import admiral
 
 LEVELS = ("deckhand", "boatswain", "captain", "admiral")
 BASELINES = ("random", "greedy")
@@ -58,12 +64,14 @@ BLUNT = Judgement(neighbours=False, swing=1.6, option=0.0, foresight=False)
 DECKHAND_SLIPS = 0.15  # how often the deckhand plays a move that is not its best
 
 
-def choose(state: GameState, seat: int, level: str, rng, *, iterations=None, deadline=None) -> dict:
+def choose(
+    state: GameState, seat: int, level: str, rng, *, playouts: int | None = None, deadline=None
+) -> dict:
     if state.turn != seat:
         raise ValueError("the bot's seat is not on turn")
     if level not in LEVELS + BASELINES:
         raise ValueError(f"no bot level {level!r}")
-    state = replace(state, deck=tuple(rng.sample(sorted(state.deck), len(state.deck))))
+    state = unseen(state, rng)
     commands = playable(state, seat)
     if len(commands) == 1:
         return commands[0]
@@ -76,15 +84,15 @@ def choose(state: GameState, seat: int, level: str, rng, *, iterations=None, dea
     if level == "captain":
         return best_by_playouts(state, seat, rng)
     if level == "admiral":
-        return admiral.choose(state, seat, rng, iterations, deadline)
+        return admiral.choose(state, seat, rng, playouts, deadline)
     return Lookahead(seat, SHARP, dice=False).ranked(state)[0][1]
 
 
-def weigh(state: GameState, seat: int, commands: list, rng) -> list[float]:
-    if state.turn != seat:
-        raise ValueError("the seat is not on turn")
-    state = replace(state, deck=tuple(rng.sample(sorted(state.deck), len(state.deck))))
-    return estimates(state, seat, commands, rng)
+def unseen(state: GameState, rng) -> GameState:
+    """``state`` with the deck's order thrown away (``games.rules.as_known``) and a guess
+    of it drawn by ``rng``: all a bot may look at."""
+    state = as_known(state)
+    return replace(state, deck=tuple(rng.sample(sorted(state.deck), len(state.deck))))
 
 
 def _deckhand(state: GameState, seat: int, commands: list, rng) -> dict:

@@ -19,6 +19,7 @@ import random
 import time
 from dataclasses import replace
 
+from games.rules.cards import CARDS
 from games.rules.engine import Command, decide, evolve
 from games.rules.state import GameState
 
@@ -86,19 +87,25 @@ def _outcome(state: GameState, command: Command, worth: float):
     if command["type"] == "place":
         return ("place", state.roll[command["die"]])
     if command["type"] == "trick":
-        from games.rules.cards import CARDS
-
-        return ("trick", CARDS[command["card"]].action, command["half"],
-                command.get("nation"), command.get("die"), command.get("delta"), worth)
+        return (
+            "trick",
+            CARDS[command["card"]].action,
+            command["half"],
+            command.get("nation"),
+            command.get("die"),
+            command.get("delta"),
+            worth,
+        )
     return (command["type"], command.get("one_at"))
 
 
-def weigh(state, seat, commands, rng, playouts=PLAYOUTS, deadline=None) -> Weighing:
+def weigh(state, seat, commands, rng, playouts=None, deadline=None) -> Weighing:
     """Successive halving over ``commands`` with about ``playouts`` playouts in all."""
+    playouts = playouts or PLAYOUTS
     weighing = Weighing(state, seat, commands, rng)
     alive = list(range(len(commands)))
     passes = max(1, math.ceil(math.log2(len(commands))))
-    for done in range(passes):
+    for _ in range(passes):
         each = max(1, playouts // (passes * len(alive)))
         for index in alive:
             weighing.play(index, each)
@@ -114,7 +121,7 @@ def choose(state: GameState, seat: int, rng, playouts: int | None = None, deadli
     commands = candidates(state, seat)
     if len(commands) == 1:
         return commands[0]
-    weighing = weigh(state, seat, commands, rng, playouts or PLAYOUTS, deadline)
+    weighing = weigh(state, seat, commands, rng, playouts, deadline)
     best = max(
         range(len(commands)),
         key=lambda i: (len(weighing.results[i]), weighing.mean(i), -i),

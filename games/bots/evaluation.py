@@ -177,26 +177,29 @@ def value(state: GameState, seat: int, j: Judgement = SHARP) -> float:
     return _sigmoid(1.7 * lead / spread)
 
 
-# How sure a lead is, by the cards still to come (fitted to the results of 3,000 games
-# between the bots from the position at each round's start: ``docs/bots.md``).
-STEEPNESS = ((6, 0.217), (12, 0.193), (18, 0.174), (24, 0.168), (30, 0.166), (36, 0.158), (42, 0.133))
+# How a position at a round's start turns out, fitted to the results of 3,000 games
+# between the bots (logistic regression, one fit per round; ``docs/bots.md``): by round,
+# how much a point of expected lead weighs, and what beginning the round is worth
+# (the start player chooses the direction and places first).
+ROUND_FIT = {
+    1: (0.14, 0.06),
+    2: (0.15, 0.08),
+    3: (0.16, 0.10),
+    4: (0.17, 0.10),
+    5: (0.18, 0.18),
+    6: (0.18, 0.18),
+    7: (0.21, 0.24),
+    8: (0.24, 0.30),
+}
 CALIBRATED = Judgement(share=0.3)
 
 
-def steepness(cards: int) -> float:
-    if cards <= STEEPNESS[0][0]:
-        return STEEPNESS[0][1]
-    for (c0, k0), (c1, k1) in zip(STEEPNESS, STEEPNESS[1:]):
-        if cards <= c1:
-            return k0 + (k1 - k0) * (cards - c0) / (c1 - c0)
-    return STEEPNESS[-1][1]
-
-
 def calibrated_value(state: GameState, seat: int) -> float:
-    """``value`` with the expected lead's weight fitted to how games between the bots
-    ended (the chance a lead holds, by the cards still to come)."""
+    """The chance ``seat`` wins, fitted to how games between the bots ended: the
+    expected lead weighed by the round, and the advantage of beginning the round."""
     if state.result is not None:
         winner = state.result.winner
         return 0.5 if winner is None else float(winner == seat)
+    weight, start = ROUND_FIT[state.round]
     lead = expected_lead(state, seat, CALIBRATED)
-    return _sigmoid(steepness(cards_to_come(state)) * lead)
+    return _sigmoid(weight * lead + (start if state.start_player == seat else -start))

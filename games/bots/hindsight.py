@@ -1,20 +1,25 @@
-"""The captain's look back at a finished game: each player's chance to win before and
-after each of their decisions, and what the captain would have played instead.
+"""The admiral's look back at a finished game: each player's chance to win before and
+after each of their decisions, what the admiral would have played instead, and how
+sure that is.
 
 ``decisions(events)`` reads a game's event log (the engine's events, in order) into the
 players' decisions: the state each was taken in, the seat, and the command played
 (told from its events as ``games.rules.records`` does). ``analyse(decisions, key,
-start, stop)`` then weighs decisions ``start`` to ``stop``: the captain's candidates
-(``search.candidates``) and the command played, all in one call of ``weigh`` so that
-they meet the same playouts. ``before`` is the best of these estimates (the mover's
-chance when choosing), ``after`` the estimate for the command played, ``loss`` the
-difference (never below 0) and ``best`` the command with the best estimate. A decision
-with one playable command only is skipped: there was nothing to choose.
+start, stop)`` then weighs decisions ``start`` to ``stop`` as the admiral would
+(``admiral.candidates`` and the command played, successive halving in one
+``admiral.weigh``); then its choice and the command played are both played out at
+least ``PAIRED`` times over the same shuffles, dice and opponents. ``before`` is the
+estimate for the admiral's choice (the mover's chance when choosing), ``after`` the
+estimate for the command played, ``loss`` the difference (never below 0), ``margin``
+the half-width of the loss's 95% interval from the paired playouts, and ``best`` the
+admiral's choice (the command played where it did as well). A decision with one
+playable command only is skipped: there was nothing to choose.
 
 Each decision gets its own ``random.Random``, seeded from ``key`` (the game's id) and
 the decision's index, so a game analysed in chunks gives what it gives in one go, and
-again the same on any machine. The deck's order is shuffled away first, as ``choose``
-does: the estimate knows what the mover knew.
+again the same on any machine. The deck's order is thrown away first
+(``games.rules.as_known``) and guessed anew, as ``choose`` does: the estimate knows
+what the mover knew.
 """
 
 from __future__ import annotations
@@ -22,16 +27,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
+from games.rules import as_known
 from games.rules.engine import Command, Event, decide, evolve
 from games.rules.state import GameState
 
+from . import admiral
 from .players import playable
-from .search import candidates, samples
 
 # The event that opens each command a player chooses (its other events follow it).
 OPENING = ("rolled", "direction_chosen", "placed", "trick_played", "shanghai_called")
 DIGITS = 4  # estimates are stored rounded to this many decimals
-ENGINE = "captain"  # the level whose judgement the analysis gives
+ENGINE = "admiral"  # the level whose judgement the analysis gives
+PAIRED = 96  # the command played and the best are each played out at least this often
 Z95 = 1.96  # a 95% interval is this many standard errors either side
 
 
@@ -98,20 +105,28 @@ def decisions(events: list[Event]) -> list[Decision]:
 
 
 def analyse_decision(decision: Decision, key) -> dict | None:
-    """The captain's judgement of one decision; None if there was nothing to choose."""
+    """The admiral's judgement of one decision; None if there was nothing to choose."""
     state, seat, played = decision.state, decision.seat, decision.command
     if len(playable(state, seat)) < 2:
         return None
     rng = random.Random(f"{key}:{decision.index}")
-    seen = replace(state, deck=tuple(rng.sample(sorted(state.deck), len(state.deck))))
-    weighed = candidates(seen, seat)
+    known = as_known(state)
+    seen = replace(known, deck=tuple(rng.sample(sorted(known.deck), len(known.deck))))
+    weighed = admiral.candidates(seen, seat)
     if played not in weighed:
         weighed.append(played)
-    results = samples(seen, seat, weighed, rng)
-    chances = [round(sum(r) / len(r), DIGITS) for r in results]
+    weighing = admiral.weigh(seen, seat, weighed, rng)
     mine = weighed.index(played)
-    # the best estimate; the command played where it ties for the best
-    best = max(range(len(weighed)), key=lambda i: (chances[i], i == mine, -i))
+    # the admiral's choice: the command it played out most, then the best average
+    best = max(
+        range(len(weighed)),
+        key=lambda i: (len(weighing.results[i]), weighing.mean(i), i == mine, -i),
+    )
+    for index in {best, mine}:  # both played out often enough to be compared
+        weighing.play(index, PAIRED - len(weighing.results[index]))
+    chances = [round(weighing.mean(i), DIGITS) for i in range(len(weighed))]
+    if chances[mine] >= chances[best]:
+        best = mine
     return {
         "index": decision.index,
         "step": decision.step,
@@ -123,7 +138,7 @@ def analyse_decision(decision: Decision, key) -> dict | None:
         "before": chances[best],
         "after": chances[mine],
         "loss": round(chances[best] - chances[mine], DIGITS),
-        "margin": round(margin(results[best], results[mine]), DIGITS),
+        "margin": round(margin(weighing.results[best], weighing.results[mine]), DIGITS),
     }
 
 
@@ -132,7 +147,7 @@ def margin(best: list[float], played: list[float]) -> float:
     results (the k-th of each met the same deck, dice and opponent); 0 for one list."""
     if best is played:
         return 0.0
-    differences = [b - p for b, p in zip(best, played, strict=True)]
+    differences = [b - p for b, p in zip(best, played, strict=False)]  # the pairs both have
     n = len(differences)
     if n < 2:
         return 1.0

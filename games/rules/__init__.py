@@ -60,7 +60,7 @@ from .random_player import random_command
 from .scoring import score
 from .serialize import state_from_json, state_to_json
 from .state import GameState, Player
-from .view import player_view
+from .view import as_known, player_view
 
 __all__ = [
     "CARDS",
@@ -72,6 +72,7 @@ __all__ = [
     "GameState",
     "IllegalCommand",
     "SYSTEM_ENDINGS",
+    "as_known",
     "can_abort",
     "end_game",
     "Player",

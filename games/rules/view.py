@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .cards import CARDS, EXTRA_WILD_IDS, NATIONS, WILD_VALUE
 from .engine import legal_commands
 from .scoring import score
@@ -196,6 +198,14 @@ def _last_round(state: GameState, seat: int) -> dict | None:
         "direction": report.direction,
         "cards": [_outcome(o, seat) for o in report.cards],
     }
+
+
+def as_known(state: GameState) -> GameState:
+    """``state`` as either player knows it: the deck's cards in the catalogue's order,
+    never the deck's own. Everything else on the table is open to both. (The dice still
+    to come are in no state at all: the server draws them from its secret seed as they
+    are thrown.)"""
+    return replace(state, deck=tuple(sorted(state.deck, key=_catalogue_order)))
 
 
 def still_to_come(state: GameState) -> list[str]:

@@ -125,3 +125,26 @@ def test_the_analysis_imports_no_django_module():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == ""
+
+
+def test_the_margin_is_the_95_percent_half_width_of_the_paired_differences():
+    from games.bots.hindsight import margin
+
+    same = [0.5, 0.25, 0.75]
+    assert margin(same, same) == 0  # the command played was the best
+    assert margin([1, 1, 1, 1], [0, 0, 0, 0]) == 0  # every pair differs by as much
+    # differences 1, 0, 1, 0: mean ½, sample variance ⅓, standard error √(⅓/4)
+    assert margin([1, 0, 1, 0], [0, 0, 0, 0]) == pytest.approx(1.96 * (1 / 12) ** 0.5)
+    # paired, not pooled: the same spread on both sides, moved together, is no doubt
+    assert margin([0.9, 0.1, 0.5], [0.8, 0.0, 0.4]) == pytest.approx(0, abs=1e-9)
+
+
+def test_each_estimate_says_how_sure_it_is(game):
+    events, _ = game
+    results = analyse(decisions(events), "g11", 0, 30)
+    assert results
+    for r in results:
+        assert r["margin"] >= 0
+        if r["best"] == r["played"]:
+            assert r["loss"] == 0 and r["margin"] == 0
+    assert any(r["margin"] > 0 for r in results)

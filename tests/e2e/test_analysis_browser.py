@@ -64,7 +64,7 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
 
     costly = page.locator("#analysis ol.costly li")
     assert costly.count() >= 1
-    assert "The captain would have played" in costly.first.inner_text()
+    assert "The admiral would have played" in costly.first.inner_text()
     assert re.search(r"\d+ points? lost \(±\s\d+\)\.", costly.first.inner_text())
     assert "95% interval" in section.locator(".analysis-about").inner_text()
     assert page.locator("svg.analysis-chart circle.mark").count() == costly.count()
@@ -85,7 +85,7 @@ def test_the_replay_shows_the_analysis_once_it_is_ready(
     context.close()
 
     # the section in English and German, on a laptop and on a phone, to look at
-    for language, heading in (("en", "The captain’s analysis"), ("de", "Die Analyse des Kapitäns")):
+    for language, heading in (("en", "The admiral’s analysis"), ("de", "Die Analyse des Admirals")):
         carl.language = language
         in_thread(carl.save, update_fields=["language"])
         for width, height in ((1366, 768), (390, 844)):

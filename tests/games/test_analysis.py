@@ -13,7 +13,7 @@ from django.utils import translation
 
 from games import analysis_shown, jobs
 from games.bots import hindsight as pure
-from games.bots import search
+from games.bots import admiral
 from games.models import Game, GameAnalysis
 from games.services import analysis, commands, endings
 
@@ -33,7 +33,8 @@ def finished(game):
 @pytest.fixture
 def quick_playouts(monkeypatch):
     """Fewer playouts per decision: the same analysis, quicker (for the page's tests)."""
-    monkeypatch.setattr(search, "PLAYOUTS", 3)
+    monkeypatch.setattr(admiral, "PLAYOUTS", 8)
+    monkeypatch.setattr(pure, "PAIRED", 4)
 
 
 def analyse_all(limit: int = 200) -> int:
@@ -153,7 +154,8 @@ def test_a_failed_game_does_not_hold_up_the_others(finished, players, monkeypatc
         invitations.do_invite(players["bernd"], to="anna").pk, players["anna"]
     )
     other = play_on(other, seed=4)
-    monkeypatch.setattr(search, "PLAYOUTS", 2)
+    monkeypatch.setattr(admiral, "PLAYOUTS", 8)
+    monkeypatch.setattr(pure, "PAIRED", 2)
     analyse_all()
     assert GameAnalysis.objects.get(game=other).status == GameAnalysis.Status.READY
     assert GameAnalysis.objects.get(game=finished).status == GameAnalysis.Status.FAILED
@@ -186,10 +188,10 @@ def test_the_replay_shows_the_chart_and_the_costliest_decisions_when_ready(
     worst = max(row.decisions, key=lambda d: d["loss"])
     assert f'href="#step-{worst["step"]}"' in page
     assert f"Round {worst['round']}, step {worst['step']}" in page
-    assert all("The captain would have played “" in item for item in items)
+    assert all("The admiral would have played “" in item for item in items)
     assert all("chance to win" in item and "% →" in item for item in items)
     assert all(re.search(r"%, \d+ points lost \(±\s\d+\)\.", item) for item in items)
-    assert "The captain’s analysis" in page and "95% interval" in page
+    assert "The admiral’s analysis" in page and "95% interval" in page
     assert len(re.findall(r'<circle class="mark ', page)) == len(items)
     assert "being prepared" not in page
 
@@ -278,7 +280,7 @@ def test_the_admin_lists_analyses_read_only(finished, admin_client, quick_playou
     analyse_all()
     listing = admin_client.get("/admin/games/gameanalysis/")
     assert listing.status_code == 200 and "ready" in listing.content.decode()
-    assert '<td class="field-engine">captain</td>' in listing.content.decode()
+    assert '<td class="field-engine">admiral</td>' in listing.content.decode()
     page = admin_client.get(f"/admin/games/gameanalysis/{finished.pk}/change/")
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     assert admin_client.post(f"/admin/games/gameanalysis/{finished.pk}/delete/").status_code == 403
@@ -328,6 +330,8 @@ def test_a_pending_analysis_of_another_engine_starts_over_with_todays(
     finished, clients, quick_playouts, monkeypatch
 ):
     found = pure.decisions(log_of(finished))
+    monkeypatch.setattr(pure, "ENGINE", "captain")  # as a release before the admiral's
+    GameAnalysis.objects.filter(game=finished).update(engine="captain")
     jobs.analyse_games()  # a first chunk, by the captain
     row = GameAnalysis.objects.get(game=finished)
     assert row.engine == "captain" and row.status == GameAnalysis.Status.PENDING
@@ -358,6 +362,8 @@ def test_a_pending_analysis_of_another_engine_starts_over_with_todays(
 
 
 def test_a_ready_analysis_keeps_its_engine(finished, clients, quick_playouts, monkeypatch):
+    monkeypatch.setattr(pure, "ENGINE", "captain")  # as a release before the admiral's
+    GameAnalysis.objects.filter(game=finished).update(engine="captain")
     analyse_all()
     monkeypatch.setattr(pure, "ENGINE", "admiral")
     assert jobs.analyse_games() == 0
