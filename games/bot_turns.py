@@ -27,8 +27,8 @@ from django.utils import timezone
 from shanghaien.lib.errors import ServiceError
 
 from . import bots
-from .rules import as_known
 from .models import Game
+from .rules import as_known
 from .services import commands
 from .worker_stop import stopping
 

@@ -12,8 +12,8 @@ from django.db import connection, transaction
 from django.utils import translation
 
 from games import analysis_shown, jobs
-from games.bots import hindsight as pure
 from games.bots import admiral
+from games.bots import hindsight as pure
 from games.models import Game, GameAnalysis
 from games.services import analysis, commands, endings
 
