@@ -8,10 +8,12 @@ A player is named by a spec: a level (``games.bots.LEVELS``), a baseline
 apart from the bots), with ``@N`` for the admiral's or the rival's playouts
 ("admiral@100", "rival@500").
 
-The default pairings: every level against random, greedy, the rival and each level below
-it; the rival against random, greedy and the levels below the admiral; the admiral
-against all; and the admiral's time-budget curve, at three fractions of its default
-playouts, against the captain. Each pairing plays N games (default 1,000), seats
+The default pairings (``default_pairings``): every level below the admiral against
+random, greedy, the rival and each level below it; the rival against random and greedy;
+the admiral against the captain, the rival and the boatswain; and the admiral's
+time-budget curve, at three fractions of its default playouts, against the captain.
+All of them at 1,000 games take about seven hours on two cores (the admiral's games
+most of it); ``--pairings`` and ``--merge`` build the ladder over several runs. Each pairing plays N games (default 1,000), seats
 alternated, the starting player as the seed falls, half of them with the
 extra-wild-card variant, spread over P processes (default: every core).
 
@@ -100,15 +102,20 @@ def player(spec: str):
 
 
 def default_pairings() -> list[tuple[str, str]]:
+    """Every level below the admiral against random, greedy, the rival and each level
+    below it; the rival against random and greedy; the admiral, whose games cost the
+    most, against the captain and the rival (its targets) and the boatswain; and its
+    time-budget curve against the captain. Every player is linked to every other through
+    these, so the ladder fits them all."""
     pairs: list[tuple[str, str]] = []
-    for i, level in enumerate(LEVELS):
+    searched = [level for level in LEVELS if level != "admiral"]
+    for i, level in enumerate(searched):
         pairs += [(level, "random"), (level, "greedy"), (level, RIVAL)]
-        pairs += [(level, below) for below in LEVELS[:i]]
+        pairs += [(level, below) for below in searched[:i]]
     pairs += [(RIVAL, "random"), (RIVAL, "greedy")]
-    pairs += [(RIVAL, level) for level in LEVELS if level != "admiral"]
-    pairs += [
-        (f"admiral@{max(1, round(ADMIRAL_PLAYOUTS * f))}", "captain") for f in CURVE_FRACTIONS
-    ]
+    pairs += [("admiral", "captain"), ("admiral", RIVAL), ("admiral", "boatswain")]
+    budgets = [max(1, round(ADMIRAL_PLAYOUTS * f)) for f in CURVE_FRACTIONS]
+    pairs += [(f"admiral@{budget}", "captain") for budget in budgets]
     return unique(pairs)
 
 
