@@ -13,9 +13,10 @@ random, greedy, the rival and each level below it; the rival against random and 
 the admiral against the captain, the rival and the boatswain; and the admiral's
 time-budget curve, at three fractions of its default playouts, against the captain.
 All of them at 1,000 games take about seven hours on two cores (the admiral's games
-most of it); ``--pairings`` and ``--merge`` build the ladder over several runs. Each pairing plays N games (default 1,000), seats
-alternated, the starting player as the seed falls, half of them with the
-extra-wild-card variant, spread over P processes (default: every core).
+most of it); ``--pairings`` and ``--merge`` build the ladder over several runs. Each
+pairing plays N games (default 1,000), seats alternated, the starting player as the seed
+falls, half of them with the extra-wild-card variant, spread over P processes (default:
+every core).
 
 Per pairing it prints the first player's win rate with its 95% interval (Wilson; a draw
 counts half a win), the games, the wall time, and per side the CPU time of a decision
