@@ -191,7 +191,10 @@ class ComputerGameForm(LobbyForm):
             ("deckhand", _("Deckhand: plays sensibly, makes a beginner's mistakes")),
             ("boatswain", _("Boatswain: judges every move by its position, a good player")),
             ("captain", _("Captain: plays the round out in its head many times, a strong player")),
-            ("admiral", _("Admiral: searches the round ahead throw by throw, the strongest")),
+            (
+                "admiral",
+                _("Admiral: plays every sensible move out hundreds of times, the strongest"),
+            ),
         ],
         initial="deckhand",
         widget=forms.RadioSelect,

@@ -123,7 +123,7 @@ def test_play_the_computer_from_the_lobby(bot, clients):
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
     assert game.extra_wild and bot("boatswain").pk in {s.user_id for s in game.seats.all()}
     assert Invitation.objects.get().status == Invitation.Status.ACCEPTED
-    assert "Admiral: searches the round ahead throw by throw" in page
+    assert "Admiral: plays every sensible move out hundreds of times" in page
     bad = clients["anna"].post("/play/computer/", {"level": "commodore"})
     assert bad.status_code == 302 and Game.objects.count() == 1
 
