@@ -1,0 +1,89 @@
+"""The admiral's search (games/bots/admiral.py): candidates counted once per outcome,
+playouts spent by successive halving on the commands still in the running, a budget
+that cuts the search short, and the fitted chance to win it judges by."""
+
+import random
+import time
+from dataclasses import replace
+
+import pytest
+
+from games.bots import admiral, choose
+from games.bots.evaluation import calibrated_value
+from games.rules import decide, evolve, legal_commands, new_game
+from games.rules.state import PLACEMENT, TURN
+
+
+def positions(phase: str, count: int, seed: int = 7):
+    """States of games between boatswains where the mover is asked ``phase``."""
+    found, rng = [], random.Random(seed)
+    while len(found) < count:
+        state, _ = new_game(rng, extra_wild=True)
+        while not state.finished and len(found) < count:
+            if state.phase == phase and len(legal_commands(state, state.turn)) > 2:
+                found.append(state)
+            command = choose(state, state.turn, "boatswain", rng)
+            for event in decide(state, state.turn, command, rng):
+                state = evolve(state, event)
+    return found
+
+
+def test_a_double_is_one_choice():
+    state = positions(PLACEMENT, 1)[0]
+    double = replace(state, roll=(4, 4))
+    places = [c for c in admiral.candidates(double, double.turn) if c["type"] == "place"]
+    assert len(places) == 1  # either die of a double is the same move
+    other = replace(state, roll=(2, 5))
+    assert len([c for c in admiral.candidates(other, other.turn) if c["type"] == "place"]) == 2
+
+
+def test_the_playouts_go_to_the_commands_still_in_the_running():
+    for state in positions(PLACEMENT, 4):
+        commands = admiral.candidates(state, state.turn)
+        if len(commands) < 3:
+            continue
+        weighing = admiral.weigh(state, state.turn, commands, random.Random(1), playouts=96)
+        counts = [len(r) for r in weighing.results]
+        assert sum(counts) <= 96 + len(commands)
+        kept = max(counts)
+        assert min(counts) < kept  # some were dropped after a pass
+        # a command dropped earlier never has a better average than the last ones kept
+        # had when it was dropped: the most played are among the best of the first pass
+        first = min(counts)
+        early = sorted(
+            range(len(commands)),
+            key=lambda i: -sum(weighing.results[i][:first]) / first,
+        )
+        assert counts[early[0]] == kept
+        return
+    raise AssertionError("no position with three candidates")
+
+
+def test_the_same_playouts_for_every_command():
+    state = positions(TURN, 1)[0]
+    commands = admiral.candidates(state, state.turn)
+    a = admiral.weigh(state, state.turn, commands, random.Random(3), playouts=40)
+    b = admiral.weigh(state, state.turn, commands, random.Random(3), playouts=40)
+    assert a.results == b.results and a.seeds == b.seeds
+    assert len(set(a.seeds)) == len(a.seeds)
+
+
+def test_a_deadline_cuts_the_search_short_and_still_plays_a_legal_command():
+    for state in positions(PLACEMENT, 3):
+        began = time.process_time()
+        command = choose(state, state.turn, "admiral", random.Random(2), deadline=0.0)
+        assert command in legal_commands(state, state.turn)
+        whole = time.process_time()
+        choose(state, state.turn, "admiral", random.Random(2))
+        # one pass of the halving against all of them: the cut search is the shorter
+        assert whole - began < 0.7 * (time.process_time() - whole)
+
+
+def test_the_fitted_chance_counts_who_begins_the_next_round():
+    state = positions(TURN, 1)[0]
+    start = state.start_player
+    mine = calibrated_value(state, start)
+    theirs = calibrated_value(state, 1 - start)
+    assert 0 < mine < 1 and mine + theirs == pytest.approx(1)  # the same from either side
+    swapped = replace(state, start_player=1 - start)
+    assert calibrated_value(swapped, start) < mine  # beginning the round is worth something
