@@ -15,56 +15,18 @@ as such a player and as a greedy one), judged where it ends by
 from __future__ import annotations
 
 import math
-import random
 import time
-from dataclasses import replace
 
 from games.rules.cards import CARDS
-from games.rules.engine import Command, decide, evolve
+from games.rules.engine import Command
 from games.rules.state import GameState
 
 from .evaluation import calibrated_value
 from .players import Lookahead
-from .search import OPPONENTS, playout
+from .search import Weighing
 
 CANDIDATES = 8
 PLAYOUTS = 256  # playouts per decision, over all its commands
-
-
-class Weighing:
-    """The playouts of one decision: each command's results, the k-th of every command
-    from the same shuffle, dice and opponent."""
-
-    def __init__(self, state: GameState, seat: int, commands: list[Command], rng):
-        self.state, self.seat, self.commands = state, seat, commands
-        self.rng = rng
-        self.deck = sorted(state.deck)
-        self.seeds: list[float] = []
-        self.results: list[list[float]] = [[] for _ in commands]
-
-    def _seed(self, k: int) -> float:
-        while len(self.seeds) <= k:
-            self.seeds.append(self.rng.random())
-        return self.seeds[k]
-
-    def play(self, index: int, count: int) -> None:
-        """``count`` more playouts of command ``index``."""
-        results = self.results[index]
-        command = self.commands[index]
-        for k in range(len(results), len(results) + count):
-            seed = self._seed(k)
-            world = random.Random(seed)
-            shuffled = replace(self.state, deck=tuple(world.sample(self.deck, len(self.deck))))
-            throws = random.Random(seed)
-            nxt = shuffled
-            for event in decide(shuffled, self.seat, command, throws):
-                nxt = evolve(nxt, event)
-            other = OPPONENTS[k % len(OPPONENTS)]
-            results.append(playout(nxt, self.seat, throws, other, calibrated_value))
-
-    def mean(self, index: int) -> float:
-        results = self.results[index]
-        return sum(results) / len(results) if results else 0.0
 
 
 def candidates(state: GameState, seat: int, count: int = CANDIDATES) -> list[Command]:
@@ -102,7 +64,7 @@ def _outcome(state: GameState, command: Command, worth: float):
 def weigh(state, seat, commands, rng, playouts=None, deadline=None) -> Weighing:
     """Successive halving over ``commands`` with about ``playouts`` playouts in all."""
     playouts = playouts or PLAYOUTS
-    weighing = Weighing(state, seat, commands, rng)
+    weighing = Weighing(state, seat, commands, rng, calibrated_value)
     alive = list(range(len(commands)))
     passes = max(1, math.ceil(math.log2(len(commands))))
     for _ in range(passes):

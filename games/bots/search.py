@@ -48,31 +48,52 @@ def playout(state: GameState, seat: int, rng: random.Random, other, judge=value)
     return judge(state, seat)
 
 
+class Weighing:
+    """The playouts of one decision: each command's results, the k-th of every command
+    from the same shuffle of the unknown deck, the same dice and the same opponent
+    (``OPPONENTS``, in turn), judged where each ends by ``judge``."""
+
+    def __init__(self, state: GameState, seat: int, commands: list[Command], rng, judge=value):
+        self.state, self.seat, self.commands = state, seat, commands
+        self.rng, self.judge = rng, judge
+        self.deck = sorted(state.deck)
+        self.seeds: list[float] = []
+        self.results: list[list[float]] = [[] for _ in commands]
+
+    def _seed(self, k: int) -> float:
+        while len(self.seeds) <= k:
+            self.seeds.append(self.rng.random())
+        return self.seeds[k]
+
+    def play(self, index: int, count: int) -> None:
+        """``count`` more playouts of command ``index``."""
+        results = self.results[index]
+        command = self.commands[index]
+        for k in range(len(results), len(results) + count):
+            seed = self._seed(k)
+            world = random.Random(seed)
+            shuffled = replace(self.state, deck=tuple(world.sample(self.deck, len(self.deck))))
+            throws = random.Random(seed)  # the same dice for every command
+            nxt = shuffled
+            for event in decide(shuffled, self.seat, command, throws):
+                nxt = evolve(nxt, event)
+            other = OPPONENTS[k % len(OPPONENTS)]
+            results.append(playout(nxt, self.seat, throws, other, self.judge))
+
+    def mean(self, index: int) -> float:
+        results = self.results[index]
+        return sum(results) / len(results) if results else 0.0
+
+
 def estimates(state: GameState, seat: int, commands: list[Command], rng) -> list[float]:
     """The captain's estimate of ``seat``'s chance to win after each of ``commands``:
     the average of ``PLAYOUTS`` playouts, every command meeting the same shuffles of
     the unknown deck and the same dice, and the same opponent (``OPPONENTS``, in turn).
     Deterministic for a given ``rng`` state."""
-    return [sum(results) / PLAYOUTS for results in samples(state, seat, commands, rng)]
-
-
-def samples(state: GameState, seat: int, commands: list[Command], rng, playouts: int | None = None):
-    """Each playout's result for each of ``commands`` (a list per command, the k-th
-    result of every command from the same shuffle, dice and opponent)."""
-    seeds = [rng.random() for _ in range(playouts or PLAYOUTS)]
-    deck = sorted(state.deck)
-    results: list[list[float]] = [[] for _ in commands]
-    for k, seed in enumerate(seeds):
-        other = OPPONENTS[k % len(OPPONENTS)]
-        world = random.Random(seed)
-        shuffled = replace(state, deck=tuple(world.sample(deck, len(deck))))
-        for i, command in enumerate(commands):
-            throws = random.Random(seed)  # the same dice for every command
-            nxt = shuffled
-            for event in decide(shuffled, seat, command, throws):
-                nxt = evolve(nxt, event)
-            results[i].append(playout(nxt, seat, throws, other))
-    return results
+    weighing = Weighing(state, seat, commands, rng)
+    for index in range(len(commands)):
+        weighing.play(index, PLAYOUTS)
+    return [weighing.mean(index) for index in range(len(commands))]
 
 
 def candidates(state: GameState, seat: int) -> list[Command]:
