@@ -332,7 +332,8 @@ def test_a_pending_analysis_of_another_engine_starts_over_with_todays(
     found = pure.decisions(log_of(finished))
     monkeypatch.setattr(pure, "ENGINE", "captain")  # as a release before the admiral's
     GameAnalysis.objects.filter(game=finished).update(engine="captain")
-    jobs.analyse_games()  # a first chunk, by the captain
+    ticks = iter(range(10_000))  # a clock that moves 10 ms each time it is read: a short
+    analysis.do_analyse(budget=0.1, clock=lambda: next(ticks) / 100)  # first chunk, the captain's
     row = GameAnalysis.objects.get(game=finished)
     assert row.engine == "captain" and row.status == GameAnalysis.Status.PENDING
     begun = row.done
