@@ -4,9 +4,10 @@
         [--pairings "a:b,c:d"] [--json FILE] [--merge FILE ...] [--markdown]
 
 A player is named by a spec: a level (``games.bots.LEVELS``), a baseline
-(``games.bots.BASELINES``) or ``rival`` (``bench/rival.py``, a Monte-Carlo player built
-apart from the bots), with ``@N`` for the admiral's or the rival's playouts
-("admiral@100", "rival@500").
+(``games.bots.BASELINES``), ``rival`` (``bench/rival.py``, a Monte-Carlo player built
+apart from the bots) or one of the fast policies the searches play out with (``judged``,
+``judged_start``: ``games.bots.policies``), with ``@N`` for the admiral's or the rival's
+playouts ("admiral@100", "rival@500").
 
 The default pairings (``default_pairings``): every level below the admiral against
 random, greedy, the rival and each level below it; the rival against random and greedy;
@@ -14,9 +15,9 @@ the admiral against the captain, the rival and the boatswain; and the admiral's
 time-budget curve, at three fractions of its default playouts, against the captain.
 All of them at 1,000 games take about seven hours on two cores (the admiral's games
 most of it); ``--pairings`` and ``--merge`` build the ladder over several runs. Each
-pairing plays N games (default 1,000), seats alternated, the starting player as the seed
-falls, half of them with the extra-wild-card variant, spread over P processes (default:
-every core).
+pairing plays N games (default 1,000) in pairs with the same deal, start seat, variant
+and throws of each seat's dice, the players in swapped seats (``play``); half of the
+pairs with the extra-wild-card variant; spread over P processes (default: every core).
 
 Per pairing it prints the first player's win rate with its 95% interval (Wilson; a draw
 counts half a win), the games, the wall time, and per side the CPU time of a decision
@@ -45,12 +46,16 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from bench import rival  # noqa: E402
-from games.bots import BASELINES, LEVELS, choose  # noqa: E402
+from games.bots import BASELINES, LEVELS, choose, unseen  # noqa: E402
 from games.bots.admiral import PLAYOUTS as ADMIRAL_PLAYOUTS  # noqa: E402
+from games.bots.players import playable  # noqa: E402
+from games.bots.policies import judged, judged_start  # noqa: E402
 from games.rules import decide, evolve, legal_commands, new_game  # noqa: E402
 
 RIVAL = "rival"
-NAMES = (*LEVELS, *BASELINES, RIVAL)
+# The fast one-move policies the searches play their playouts by, as players of their own.
+POLICIES = {"judged": judged, "judged_start": judged_start}
+NAMES = (*LEVELS, *BASELINES, RIVAL, *POLICIES)
 # Players whose work per decision an "@N" sets.
 BUDGETED = ("admiral", RIVAL)
 ANCHOR = "random"
@@ -94,12 +99,21 @@ def parse_spec(spec: str) -> tuple[str, int | None]:
 def player(spec: str):
     """A function (state, seat, rng) -> command for the spec."""
     name, budget = parse_spec(spec)
+    if name in POLICIES:
+        return lambda state, seat, rng: by_policy(POLICIES[name], state, seat, rng)
     if name == RIVAL:
         playouts = rival.PLAYOUTS if budget is None else budget
         return lambda state, seat, rng: rival.choose(state, seat, rng, playouts=playouts)
     if budget is None:
         return lambda state, seat, rng: choose(state, seat, name, rng)
     return lambda state, seat, rng: choose(state, seat, name, rng, playouts=budget)
+
+
+def by_policy(policy, state, seat: int, rng) -> dict:
+    """The command ``policy`` plays, seeing what a bot sees (``games.bots.unseen``)."""
+    state = unseen(state, rng)
+    commands = playable(state, seat)
+    return commands[0] if len(commands) == 1 else policy(state, seat, commands, rng)
 
 
 def default_pairings() -> list[tuple[str, str]]:
@@ -146,12 +160,26 @@ def parse_pairings(text: str) -> list[tuple[str, str]]:
 # -- playing ----------------------------------------------------------------------------
 
 
+def luck(seed: int):
+    """(the dealt game, each seat's dice) of game ``seed``: the same for the two games of a
+    pair (``seed // 2``), the variant in every other pair."""
+    deal = seed // 2
+    state, _ = new_game(random.Random(f"deal {deal}"), extra_wild=deal % 2 == 1)
+    return state, [random.Random(f"dice {deal} {seat}") for seat in (0, 1)]
+
+
 def play(job):
     """One game: (points for the first player: 1, ½ or 0; the seconds of each side's
-    decisions with a choice, first player's then second's)."""
+    decisions with a choice, first player's then second's).
+
+    The luck is held fixed over a pair of games (``seed // 2``): the same deal, the same
+    start seat, the same variant, and each seat the same throws of the dice in the order
+    it rolls them, with the players in swapped seats. The dice a player was lucky with in
+    one game go to the other player in the next, so the pair's total says more about the
+    players than about the luck. The bots draw their guesses from a stream of their own."""
     first, second, seed = job
-    rng = random.Random(seed)
-    state, _ = new_game(rng, extra_wild=seed % 4 >= 2)
+    state, dice = luck(seed)
+    guesses = random.Random(f"bots {seed}")
     specs = (first, second) if seed % 2 == 0 else (second, first)
     players = [player(spec) for spec in specs]
     times: tuple[list[float], list[float]] = ([], [])
@@ -159,11 +187,11 @@ def play(job):
         seat = state.turn
         choices = sum(1 for c in legal_commands(state, seat) if c["type"] != "resign")
         start = time.process_time()
-        command = players[seat](state, seat, rng)
+        command = players[seat](state, seat, guesses)
         took = time.process_time() - start
         if choices > 1:
             times[seat].append(took)
-        for event in decide(state, seat, command, rng):
+        for event in decide(state, seat, command, dice[seat]):
             state = evolve(state, event)
     mine = 0 if seed % 2 == 0 else 1
     winner = state.result.winner
@@ -438,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     played: list[dict] = []
     with multiprocessing.Pool(args.processes) as pool:
         for first, second in pairs:
-            jobs = [(first, second, args.seed + i) for i in range(args.games)]
+            base = args.seed - args.seed % 2  # the pairs of games with the same luck: 2k, 2k+1
+            jobs = [(first, second, base + i) for i in range(args.games)]
             start = time.perf_counter()
             games = pool.map(play, jobs, chunksize=4)
             wall = time.perf_counter() - start

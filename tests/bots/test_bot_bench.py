@@ -241,6 +241,31 @@ def test_targets():
     assert missed == ["captain vs greedy: at least 75%"]
 
 
+def test_the_two_games_of_a_pair_have_the_same_luck():
+    def throws(dice):
+        return [dice.randint(1, 6) for _ in range(40)]
+
+    state, dice = bot_strength.luck(10)
+    again, same = bot_strength.luck(11)
+    other, different = bot_strength.luck(12)
+    assert state == again and state != other
+    assert state.extra_wild != other.extra_wild  # the variant in every other pair
+    assert [throws(d) for d in dice] == [throws(d) for d in same]
+    assert throws(different[0]) != throws(bot_strength.luck(12)[1][1])  # a stream per seat
+    assert throws(bot_strength.luck(13)[1][0]) != throws(bot_strength.luck(10)[1][0])
+
+
+def test_the_fast_policies_play_as_players():
+    assert bot_strength.parse_spec("judged_start") == ("judged_start", None)
+    with pytest.raises(ValueError):
+        bot_strength.parse_spec("judged@5")
+    rng = random.Random(4)
+    for state in positions(40, seed=31):
+        for name in ("judged", "judged_start"):
+            command = bot_strength.player(name)(state, state.turn, rng)
+            assert command in legal_commands(state, state.turn) and command["type"] != "resign"
+
+
 def test_the_command_line_end_to_end(tmp_path, capsys):
     first = tmp_path / "first.json"
     status = bot_strength.main(
