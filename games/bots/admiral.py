@@ -23,10 +23,15 @@ from games.rules.state import GameState
 
 from .evaluation import calibrated_value
 from .players import Lookahead
+from .policies import greedy, judged_start
 from .search import Weighing
 
 CANDIDATES = 8
 PLAYOUTS = 256  # playouts per decision, over all its commands
+# In the playouts the admiral's side plays by ``policies.judged_start``; the opponent in
+# turn by it and by the greedy policy.
+POLICY = judged_start
+OPPONENTS = (judged_start, greedy)
 
 
 def candidates(state: GameState, seat: int, count: int = CANDIDATES) -> list[Command]:
@@ -64,7 +69,7 @@ def _outcome(state: GameState, command: Command, worth: float):
 def weigh(state, seat, commands, rng, playouts=None, deadline=None) -> Weighing:
     """Successive halving over ``commands`` with about ``playouts`` playouts in all."""
     playouts = playouts or PLAYOUTS
-    weighing = Weighing(state, seat, commands, rng, calibrated_value)
+    weighing = Weighing(state, seat, commands, rng, calibrated_value, POLICY, OPPONENTS)
     alive = list(range(len(commands)))
     passes = max(1, math.ceil(math.log2(len(commands))))
     for _ in range(passes):

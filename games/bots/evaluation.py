@@ -166,13 +166,13 @@ def cards_to_come(state: GameState) -> int:
     return len(state.deck) + sum(1 for c in state.tavern if c is not None)
 
 
-def value(state: GameState, seat: int, j: Judgement = SHARP) -> float:
-    """The chance ``seat`` wins, roughly: the expected lead against how much can still
-    change (the cards still to come)."""
+def value(state: GameState, seat: int, j: Judgement = SHARP, shift: float = 0.0) -> float:
+    """The chance ``seat`` wins, roughly: the expected lead (moved by ``shift`` points)
+    against how much can still change (the cards still to come)."""
     if state.result is not None:
         winner = state.result.winner
         return 0.5 if winner is None else float(winner == seat)
-    lead = expected_lead(state, seat, j)
+    lead = expected_lead(state, seat, j) + shift
     spread = 1.5 + 0.9 * math.sqrt(cards_to_come(state))
     return _sigmoid(1.7 * lead / spread)
 
@@ -203,3 +203,13 @@ def calibrated_value(state: GameState, seat: int) -> float:
     weight, start = ROUND_FIT[state.round]
     lead = expected_lead(state, seat, CALIBRATED)
     return _sigmoid(weight * lead + (start if state.start_player == seat else -start))
+
+
+def start_worth(round_no: int) -> float:
+    """What beginning round ``round_no`` is worth, in points of expected lead, against the
+    opponent beginning it (``ROUND_FIT``: twice its start term over its weight); nothing
+    past the last round."""
+    if round_no not in ROUND_FIT:
+        return 0.0
+    weight, start = ROUND_FIT[round_no]
+    return 2 * start / weight

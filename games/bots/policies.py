@@ -12,7 +12,7 @@ from games.rules.cards import CARDS
 from games.rules.distribution import outcome
 from games.rules.state import TURN, GameState
 
-from .evaluation import NATION_INDEX, nation_diff, strengths, value
+from .evaluation import NATION_INDEX, nation_diff, start_worth, strengths, value
 from .players import after
 
 SHANGHAI, ROLL = {"type": "shanghai"}, {"type": "roll"}
@@ -79,3 +79,18 @@ def judged(state: GameState, mover: int, commands: list, rng) -> dict:
             return SHANGHAI
         return ROLL
     return _best_by(value, state, mover, commands, rng)
+
+
+def judged_start(state: GameState, mover: int, commands: list, rng) -> dict:
+    """``judged``, except that a Shanghai also counts what it hands over: the opponent
+    begins the next round (``evaluation.start_worth``). The admiral's playouts use it;
+    as a player of its own it wins about 62% against ``judged`` (``docs/bots.md``)."""
+    if state.phase != TURN:
+        return judged(state, mover, commands, rng)
+    if SHANGHAI not in commands:
+        return ROLL
+    if ROLL not in commands:
+        return SHANGHAI
+    given = start_worth(state.round + 1)
+    shared = value(after(state, mover, SHANGHAI), mover, shift=-given)
+    return SHANGHAI if shared > value(state, mover) else ROLL

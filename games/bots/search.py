@@ -30,10 +30,12 @@ PLAYOUTS = 24  # playouts per command
 OPPONENTS = (judged, greedy)
 
 
-def playout(state: GameState, seat: int, rng: random.Random, other, judge=value) -> float:
-    """Play the round to its end (or the game's), ``seat`` by ``policies.judged`` and its
-    opponent by ``other``; ``seat``'s chance to win then, by ``judge``
-    (``evaluation.value`` unless told)."""
+def playout(
+    state: GameState, seat: int, rng: random.Random, other, judge=value, policy=judged
+) -> float:
+    """Play the round to its end (or the game's), ``seat`` by ``policy``
+    (``policies.judged`` unless told) and its opponent by ``other``; ``seat``'s chance to
+    win then, by ``judge`` (``evaluation.value`` unless told)."""
     round_no = state.round
     while not state.finished and state.round == round_no:
         mover = state.turn
@@ -41,8 +43,7 @@ def playout(state: GameState, seat: int, rng: random.Random, other, judge=value)
         if len(commands) == 1:
             command = commands[0]
         else:
-            policy = judged if mover == seat else other
-            command = policy(state, mover, commands, rng)
+            command = (policy if mover == seat else other)(state, mover, commands, rng)
         for event in decide(state, mover, command, rng):
             state = evolve(state, event)
     return judge(state, seat)
@@ -51,11 +52,21 @@ def playout(state: GameState, seat: int, rng: random.Random, other, judge=value)
 class Weighing:
     """The playouts of one decision: each command's results, the k-th of every command
     from the same shuffle of the unknown deck, the same dice and the same opponent
-    (``OPPONENTS``, in turn), judged where each ends by ``judge``."""
+    (``opponents``, in turn), ``seat`` playing by ``policy``, judged where each ends by
+    ``judge``."""
 
-    def __init__(self, state: GameState, seat: int, commands: list[Command], rng, judge=value):
+    def __init__(
+        self,
+        state: GameState,
+        seat: int,
+        commands: list[Command],
+        rng,
+        judge=value,
+        policy=judged,
+        opponents=OPPONENTS,
+    ):
         self.state, self.seat, self.commands = state, seat, commands
-        self.rng, self.judge = rng, judge
+        self.rng, self.judge, self.policy, self.opponents = rng, judge, policy, opponents
         self.deck = sorted(state.deck)
         self.seeds: list[float] = []
         self.results: list[list[float]] = [[] for _ in commands]
@@ -77,8 +88,8 @@ class Weighing:
             nxt = shuffled
             for event in decide(shuffled, self.seat, command, throws):
                 nxt = evolve(nxt, event)
-            other = OPPONENTS[k % len(OPPONENTS)]
-            results.append(playout(nxt, self.seat, throws, other, self.judge))
+            other = self.opponents[k % len(self.opponents)]
+            results.append(playout(nxt, self.seat, throws, other, self.judge, self.policy))
 
     def mean(self, index: int) -> float:
         results = self.results[index]
