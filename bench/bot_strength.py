@@ -26,7 +26,8 @@ one command other than resigning; a forced move costs nothing). Then the ladder:
 Bradley-Terry (Elo-scale) maximum-likelihood fit of every player's rating from all
 pairings, anchored at random = 0, each with a 95% interval from the Fisher information.
 ``--merge`` folds in the pairings of earlier runs' ``--json`` files that this run did not
-play, so the ladder can be built over several runs. The bench exits 1 when a target is
+play (a pairing in several files: the last file's), so the ladder can be built over
+several runs; those files are kept in ``bench/ladder/``. The bench exits 1 when a target is
 missed. ``docs/bots.md`` holds the tables (``--markdown`` prints them ready to paste).
 """
 
@@ -453,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
             parse_spec(args.only)
     except ValueError as error:
         parser.error(str(error))
+    if args.json:  # before hours of games, not after them
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     if args.only:
         pairs = [p for p in pairs if args.only in p or args.only in (parse_spec(s)[0] for s in p)]
     print(

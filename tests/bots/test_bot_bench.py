@@ -267,7 +267,7 @@ def test_the_fast_policies_play_as_players():
 
 
 def test_the_command_line_end_to_end(tmp_path, capsys):
-    first = tmp_path / "first.json"
+    first = tmp_path / "runs" / "first.json"  # a folder the bench makes
     status = bot_strength.main(
         ["--games", "2", "--processes", "1", "--pairings", "greedy:random", "--json", str(first)]
     )
@@ -302,3 +302,17 @@ def test_the_command_line_end_to_end(tmp_path, capsys):
     assert {row["player"] for row in document["ladder"]} == {"rival@8", "greedy", "random"}
     out = capsys.readouterr().out
     assert "| rival@8 vs greedy |" in out and "| rank | player |" in out
+
+
+def test_the_kept_ladder_runs_can_be_merged():
+    kept = sorted((pathlib.Path(__file__).parents[2] / "bench" / "ladder").glob("*.json"))
+    assert kept, "the ladder's runs are kept in bench/ladder"
+    results = []
+    for path in kept:
+        for p in json.loads(path.read_text())["pairings"]:
+            bot_strength.parse_spec(p["first"])
+            bot_strength.parse_spec(p["second"])
+            assert 0 <= p["points"] <= p["games"] and p["win_rate"] == p["points"] / p["games"]
+            results.append((p["first"], p["second"], p["points"], p["games"]))
+    ladder = bot_strength.fit_ratings(results, anchor="captain")
+    assert "admiral" in ladder and "judged_start" in ladder
