@@ -30,8 +30,10 @@ Public API
       ``search.py``), judged by the boatswain's evaluation where each playout ends.
     - **admiral**: searches wider and longer (``admiral.py``): the look-ahead's best
       eight commands, the playouts spent by successive halving on those still in the
-      running, each playout's end judged by a chance to win fitted to how games end
-      (``evaluation.calibrated_value``, which knows what beginning a round is worth).
+      running, played out by a policy that counts what a Shanghai hands over (the
+      next round's start), each playout's end judged by a chance to win fitted to how
+      games end (``evaluation.calibrated_value``, which knows what beginning a round
+      is worth).
 ``unseen(state, rng) -> state``
     What every level looks at: ``games.rules.as_known`` (the deck in the catalogue's
     order) with a guess of the order drawn by ``rng``.

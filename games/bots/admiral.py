@@ -6,9 +6,10 @@ throw of the dice (``players.Lookahead``), commands with the same outcome counte
 The playouts go in passes: each pass plays every command still in the running the same
 number of times, over the same shuffles of the unknown deck, the same dice and the same
 opponents (common random numbers), and keeps the better half by their average so far,
-until one is left or the budget is spent. Each playout is the captain's
-(``search.playout``: its own side by the judgement one move deep, the opponent by turns
-as such a player and as a greedy one), judged where it ends by
+until one is left or the budget is spent. Each playout (``search.playout``) plays the
+round to its end, the admiral's side by the judgement one move deep that also counts
+what a Shanghai hands over, the next round's start (``policies.judged_start``), the
+opponent by turns as such a player and as a greedy one; it is judged where it ends by
 ``evaluation.calibrated_value``, the chance to win fitted to how games end.
 """
 
