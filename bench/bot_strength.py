@@ -439,7 +439,9 @@ def markdown(pairings: list[dict], ladder: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument(
+        "--games", type=int, default=1000, help="games a pairing; 0: the --merge ladder only"
+    )
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=20261124)
     parser.add_argument("--only", help="only the pairings with this player (spec or name)")
@@ -454,6 +456,10 @@ def main(argv: list[str] | None = None) -> int:
             parse_spec(args.only)
     except ValueError as error:
         parser.error(str(error))
+    if args.games < 0:
+        parser.error("--games cannot be negative")
+    if args.games == 0:  # nothing to play: the ladder of the merged runs only
+        pairs = []
     if args.json:  # before hours of games, not after them
         pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     if args.only:

@@ -302,6 +302,9 @@ def test_the_command_line_end_to_end(tmp_path, capsys):
     assert {row["player"] for row in document["ladder"]} == {"rival@8", "greedy", "random"}
     out = capsys.readouterr().out
     assert "| rival@8 vs greedy |" in out and "| rank | player |" in out
+    assert bot_strength.main(["--games", "0", "--merge", str(first), str(second)]) == 0
+    out = capsys.readouterr().out  # nothing played: the ladder of the two runs
+    assert "merged from earlier runs: 2 pairings" in out and "rival@8" in out
 
 
 def test_the_kept_ladder_runs_can_be_merged():
