@@ -473,9 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{'first median/p99/max ms':>21} {'second':>21} {'wall':>7}  target"
     )
     played: list[dict] = []
+    base = args.seed - args.seed % 2  # the pairs of games with the same luck: 2k, 2k+1
     with multiprocessing.Pool(args.processes) as pool:
         for first, second in pairs:
-            base = args.seed - args.seed % 2  # the pairs of games with the same luck: 2k, 2k+1
             jobs = [(first, second, base + i) for i in range(args.games)]
             start = time.perf_counter()
             games = pool.map(play, jobs, chunksize=4)

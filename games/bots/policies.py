@@ -72,12 +72,7 @@ def judged(state: GameState, mover: int, commands: list, rng) -> dict:
     """The best position by the bots' judgement (``evaluation.value``) right after the
     move; a Shanghai when the shared-out position is judged better than the one held."""
     if state.phase == TURN:
-        if SHANGHAI in commands and (
-            ROLL not in commands
-            or value(after(state, mover, SHANGHAI), mover) > value(state, mover)
-        ):
-            return SHANGHAI
-        return ROLL
+        return _shanghai_or_roll(state, mover, commands, given=0.0)
     return _best_by(value, state, mover, commands, rng)
 
 
@@ -85,12 +80,17 @@ def judged_start(state: GameState, mover: int, commands: list, rng) -> dict:
     """``judged``, except that a Shanghai also counts what it hands over: the opponent
     begins the next round (``evaluation.start_worth``). The admiral's playouts use it;
     as a player of its own it wins about 62% against ``judged`` (``docs/bots.md``)."""
-    if state.phase != TURN:
-        return judged(state, mover, commands, rng)
-    if SHANGHAI not in commands:
-        return ROLL
-    if ROLL not in commands:
+    if state.phase == TURN:
+        return _shanghai_or_roll(state, mover, commands, given=start_worth(state.round + 1))
+    return judged(state, mover, commands, rng)
+
+
+def _shanghai_or_roll(state: GameState, mover: int, commands: list, given: float) -> dict:
+    """A Shanghai when it is the only way, or when the shared-out position, less
+    ``given`` points of lead, is judged better than the one held; else a roll."""
+    if SHANGHAI in commands and (
+        ROLL not in commands
+        or value(after(state, mover, SHANGHAI), mover, shift=-given) > value(state, mover)
+    ):
         return SHANGHAI
-    given = start_worth(state.round + 1)
-    shared = value(after(state, mover, SHANGHAI), mover, shift=-given)
-    return SHANGHAI if shared > value(state, mover) else ROLL
+    return ROLL
