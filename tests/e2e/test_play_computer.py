@@ -29,10 +29,14 @@ FAST_BOTS = {"BOT_TICK_SECONDS": "0.05", "BOT_PAUSE_SECONDS": "0"}
 BOT_ANSWERS_WITHIN_MS = 15000
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def worker(asgi_server, django_db_blocker, tmp_path_factory):
     """``manage.py run_worker`` on the test database, as production runs it beside the
-    servers (every job); yields a function that returns what it printed so far."""
+    servers (every job); yields a function that returns what it printed so far.
+
+    One worker a test, stopped before the test's tables are emptied: a worker left
+    running would still be analysing the finished game or playing the rematch's first
+    turn, and on PostgreSQL the emptying's TRUNCATE then fails against its transaction."""
     with django_db_blocker.unblock():
         url = database_url()
     log = tmp_path_factory.mktemp("worker") / "worker.log"
