@@ -28,10 +28,12 @@ Public API
       of the dice, each played out to the end of the round many times over shuffles
       of the unknown deck and throws of the dice (determinized Monte-Carlo,
       ``search.py``), judged by the boatswain's evaluation where each playout ends.
-    - **admiral**: searches wider and longer (``admiral.py``): the look-ahead's best
-      eight commands, the playouts spent by successive halving on those still in the
-      running, played out by a policy that counts what a Shanghai hands over (the
-      next round's start), each playout's end judged by a chance to win fitted to how
+    - **admiral**: searches wider and longer (``admiral.py``) and judges better: the
+      look-ahead's best eight commands, the playouts spent by successive halving on
+      those still in the running, played out by a policy that counts what a Shanghai
+      hands over (the next round's start) and judges by a keener judgement
+      (``evaluation.KEEN``: trick cards worth more, the tavern's cards still to be
+      fought for less), each playout's end judged by a chance to win fitted to how
       games end (``evaluation.calibrated_value``, which knows what beginning a round
       is worth).
 ``unseen(state, rng) -> state``

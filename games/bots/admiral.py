@@ -2,14 +2,15 @@
 the budget spent where it decides something (successive halving).
 
 Its candidates are the best ``CANDIDATES`` commands of the look-ahead through every
-throw of the dice (``players.Lookahead``), commands with the same outcome counted once.
+throw of the dice (``players.Lookahead``, by the admiral's judgement ``evaluation.KEEN``),
+commands with the same outcome counted once.
 The playouts go in passes: each pass plays every command still in the running the same
 number of times, over the same shuffles of the unknown deck, the same dice and the same
 opponents (common random numbers), and keeps the better half by their average so far,
 until one is left or the budget is spent. Each playout (``search.playout``) plays the
-round to its end, the admiral's side by the judgement one move deep that also counts
-what a Shanghai hands over, the next round's start (``policies.judged_start``), the
-opponent by turns as such a player and as a greedy one; it is judged where it ends by
+round to its end, the admiral's side one move deep by its judgement, counting what a
+Shanghai hands over, the next round's start (``policies.keen``), the opponent by turns
+as such a player and as a greedy one; it is judged where it ends by
 ``evaluation.calibrated_value``, the chance to win fitted to how games end.
 """
 
@@ -22,23 +23,23 @@ from games.rules.cards import CARDS
 from games.rules.engine import Command
 from games.rules.state import GameState
 
-from .evaluation import calibrated_value
+from .evaluation import KEEN, calibrated_value
 from .players import Lookahead
-from .policies import greedy, judged_start
+from .policies import greedy, keen
 from .search import Weighing
 
 CANDIDATES = 8
 PLAYOUTS = 256  # playouts per decision, over all its commands
-# In the playouts the admiral's side plays by ``policies.judged_start``; the opponent in
-# turn by it and by the greedy policy.
-POLICY = judged_start
-OPPONENTS = (judged_start, greedy)
+# In the playouts the admiral's side plays by ``policies.keen``; the opponent in turn by
+# it and by the greedy policy.
+POLICY = keen
+OPPONENTS = (keen, greedy)
 
 
 def candidates(state: GameState, seat: int, count: int = CANDIDATES) -> list[Command]:
     """The look-ahead's best ``count`` commands, those with the same outcome once."""
     chosen, seen = [], set()
-    for worth, command in Lookahead(seat).ranked(state):
+    for worth, command in Lookahead(seat, KEEN).ranked(state):
         key = _outcome(state, command, worth)
         if key in seen:
             continue

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from games.bots import admiral, choose
-from games.bots.evaluation import calibrated_value, start_worth
-from games.bots.policies import judged, judged_start
+from games.bots.evaluation import KEEN, SHARP, calibrated_value, expected_lead, start_worth
+from games.bots.policies import judged, judged_start, keen
 from games.rules import decide, evolve, legal_commands, new_game
 from games.rules.state import PLACEMENT, TURN
 
@@ -89,10 +89,11 @@ def test_the_fitted_chance_counts_who_begins_the_next_round():
 
 
 def test_the_playouts_count_who_begins_the_next_round():
-    """The admiral's side in its playouts calls Shanghai less readily than the captain's
-    policy: never where that one rolls, and in some positions before the last round it
-    rolls where that one calls, as calling hands the next round's start over."""
-    assert admiral.POLICY is judged_start and judged_start in admiral.OPPONENTS
+    """Counting the next round's start (as the admiral's playouts do, ``keen`` being
+    ``judged_start`` by the admiral's judgement), a Shanghai is called less readily than
+    by the captain's policy: never where that one rolls, and in some positions before
+    the last round it rolls where that one calls, as calling hands the start over."""
+    assert admiral.POLICY is keen and keen in admiral.OPPONENTS
     assert start_worth(9) == 0 and all(start_worth(r) > 0 for r in range(1, 9))
     rng, held_back = random.Random(2), 0
     for state in positions(TURN, 150, seed=5):
@@ -106,3 +107,56 @@ def test_the_playouts_count_who_begins_the_next_round():
             assert state.round < 8
             held_back += 1
     assert held_back >= 20  # 46 of the 150 here
+
+
+def test_the_admirals_judgement_keeps_trick_cards_in_hand_worth_using_in_the_last_round():
+    state = positions(TURN, 1)[0]  # with the extra wild card, each holds a trick card
+    seat = state.turn
+    assert state.players[seat].tricks
+
+    def used(state):
+        players = list(state.players)
+        players[seat] = replace(players[seat], trick_used=True)
+        return replace(state, players=tuple(players))
+
+    held = len(state.players[seat].tricks)
+    last = replace(state, round=8)
+    assert expected_lead(last, seat, KEEN) - expected_lead(used(last), seat, KEEN) == (
+        pytest.approx(held * KEEN.option)
+    )
+    # the others count only their point in the last round; before it, the round's
+    # trick spent, the cards in hand are still for the rounds to come
+    assert expected_lead(last, seat, SHARP) == expected_lead(used(last), seat, SHARP)
+    assert expected_lead(state, seat, KEEN) == expected_lead(used(state), seat, KEEN)
+    assert expected_lead(state, seat, KEEN) > expected_lead(last, seat, replace(KEEN, option=0))
+
+
+def test_the_admirals_judgement_counts_the_tavern_at_its_weight():
+    assert KEEN.tavern < 1 == SHARP.tavern
+    weighed = 0
+    for state in positions(PLACEMENT, 30, seed=11):
+        seat = state.turn
+        crews = expected_lead(state, seat, replace(KEEN, tavern=0))
+        whole = expected_lead(state, seat, replace(KEEN, tavern=1))
+        weighed += crews != whole  # an even tavern (no dice yet) is worth nothing to either
+        assert expected_lead(state, seat, KEEN) == pytest.approx(
+            crews + KEEN.tavern * (whole - crews)
+        )
+    assert weighed >= 10
+
+
+def test_the_admirals_playouts_spend_trick_cards_less_readily():
+    """Valuing a trick card in hand more, ``keen`` plays one in fewer positions where
+    ``judged_start`` would, yet still plays them."""
+    rng, tricks = random.Random(1), {keen: 0, judged_start: 0}
+    found = [
+        state
+        for state in positions(PLACEMENT, 400, seed=5)
+        if any(c["type"] == "trick" for c in legal_commands(state, state.turn))
+    ]
+    assert len(found) >= 100
+    for state in found:
+        commands = [c for c in legal_commands(state, state.turn) if c["type"] != "resign"]
+        for policy in tricks:
+            tricks[policy] += policy(state, state.turn, commands, rng)["type"] == "trick"
+    assert 0 < tricks[keen] < 0.7 * tricks[judged_start]  # 26 against 55 in 300 positions
