@@ -6,7 +6,7 @@
 A player is named by a spec: a level (``games.bots.LEVELS``), a baseline
 (``games.bots.BASELINES``), ``rival`` (``bench/rival.py``, a Monte-Carlo player built
 apart from the bots) or one of the fast policies the searches play out with (``judged``,
-``judged_start``: ``games.bots.policies``), with ``@N`` for the admiral's or the rival's
+``judged_start``, ``keen``: ``games.bots.policies``), with ``@N`` for the admiral's or the rival's
 playouts ("admiral@100", "rival@500").
 
 The default pairings (``default_pairings``): every level below the admiral against
@@ -50,12 +50,12 @@ from bench import rival  # noqa: E402
 from games.bots import BASELINES, LEVELS, choose, unseen  # noqa: E402
 from games.bots.admiral import PLAYOUTS as ADMIRAL_PLAYOUTS  # noqa: E402
 from games.bots.players import playable  # noqa: E402
-from games.bots.policies import judged, judged_start  # noqa: E402
+from games.bots.policies import judged, judged_start, keen  # noqa: E402
 from games.rules import decide, evolve, legal_commands, new_game  # noqa: E402
 
 RIVAL = "rival"
 # The fast one-move policies the searches play their playouts by, as players of their own.
-POLICIES = {"judged": judged, "judged_start": judged_start}
+POLICIES = {"judged": judged, "judged_start": judged_start, "keen": keen}
 NAMES = (*LEVELS, *BASELINES, RIVAL, *POLICIES)
 # Players whose work per decision an "@N" sets.
 BUDGETED = ("admiral", RIVAL)
@@ -234,7 +234,7 @@ def time_summary(seconds: list[float]) -> dict:
 ELO = 400 / math.log(10)  # Elo points per unit of the logistic's natural scale
 
 
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     """x with matrix · x = vector (Gauss-Jordan with partial pivoting)."""
     n = len(vector)
     rows = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
@@ -252,9 +252,9 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     return [rows[i][n] for i in range(n)]
 
 
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+def inverse(matrix: list[list[float]]) -> list[list[float]]:
     n = len(matrix)
-    columns = [_solve(matrix, [float(i == j) for i in range(n)]) for j in range(n)]
+    columns = [solve(matrix, [float(i == j) for i in range(n)]) for j in range(n)]
     return [[columns[j][i] for j in range(n)] for i in range(n)]
 
 
@@ -311,7 +311,7 @@ def fit_ratings(results: list[tuple[str, str, float, int]], anchor: str = ANCHOR
         if not k:
             break
         grad, hess = derivatives()
-        step = _solve(hess, grad)
+        step = solve(hess, grad)
         largest = max(abs(x) for x in step)
         if largest > 1:  # Newton's step on a concave likelihood; kept short far from it
             step = [x / largest for x in step]
@@ -325,7 +325,7 @@ def fit_ratings(results: list[tuple[str, str, float, int]], anchor: str = ANCHOR
                 games[p] += n
     ladder = {anchor: (0.0, 0.0, 0.0, games[anchor])}
     if k:
-        covariance = _inverse(derivatives()[1])
+        covariance = inverse(derivatives()[1])
         for p, i in index.items():
             half = 1.96 * math.sqrt(max(0.0, covariance[i][i]))
             ladder[p] = (ELO * s[i], ELO * (s[i] - half), ELO * (s[i] + half), games[p])

@@ -261,7 +261,7 @@ def test_the_fast_policies_play_as_players():
         bot_strength.parse_spec("judged@5")
     rng = random.Random(4)
     for state in positions(40, seed=31):
-        for name in ("judged", "judged_start"):
+        for name in ("judged", "judged_start", "keen"):
             command = bot_strength.player(name)(state, state.turn, rng)
             assert command in legal_commands(state, state.turn) and command["type"] != "resign"
 
