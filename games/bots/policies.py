@@ -80,9 +80,7 @@ def judged_start(state: GameState, mover: int, commands: list, rng) -> dict:
     """``judged``, except that a Shanghai also counts what it hands over: the opponent
     begins the next round (``evaluation.start_worth``). The admiral's playouts use it;
     as a player of its own it wins about 62% against ``judged`` (``docs/bots.md``)."""
-    if state.phase == TURN:
-        return _shanghai_or_roll(state, mover, commands, given=start_worth(state.round + 1))
-    return judged(state, mover, commands, rng)
+    return judged_with(SHARP, state, mover, commands, rng)
 
 
 def keen(state: GameState, mover: int, commands: list, rng) -> dict:
