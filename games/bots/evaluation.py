@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from games.rules.cards import CARDS, NATIONS
 from games.rules.scoring import nation_points
-from games.rules.state import TAVERN_SIZE, TURN, GameState
+from games.rules.state import TAVERN_SIZE, TURN, GameState, Player
 
 # A trick card in hand scores 1 point; while rounds remain it may also be used.
 TRICK_OPTION = 0.4
@@ -82,8 +82,17 @@ def _deck_values(deck: frozenset) -> tuple[tuple[int, ...], ...]:
 
 
 def strengths(state: GameState, seat: int) -> tuple[list[int], list[int]]:
-    me, them = state.players[seat].strengths(), state.players[1 - seat].strengths()
-    return [me[n] for n in NATIONS], [them[n] for n in NATIONS]
+    """Each crew's strength in ``NATIONS`` order: ``seat``'s, then its opponent's."""
+    me, them = state.players[seat], state.players[1 - seat]
+    return list(_crews(me.sailors, me.wilds)), list(_crews(them.sailors, them.wilds))
+
+
+@lru_cache(maxsize=65_536)
+def _crews(sailors: tuple[str, ...], wilds: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
+    """``Player.strengths`` in ``NATIONS`` order, for a player's sailors and wilds (the
+    searches ask for the same crews over and over)."""
+    totals = Player(sailors=sailors, wilds=wilds).strengths()
+    return tuple(totals[n] for n in NATIONS)
 
 
 NATION_INDEX = {n: i for i, n in enumerate(NATIONS)}
@@ -101,9 +110,14 @@ def card_swing(card_id: str, mine: list[int], theirs: list[int], late: bool, j, 
     if coming is None:
         now = nation_diff(a, b)
         return nation_diff(a + v, b) - now, nation_diff(a, b + v) - now
-    rest = coming[i]
-    now = future_diff(a, b, rest, j.share)
-    return future_diff(a + v, b, rest, j.share) - now, future_diff(a, b + v, rest, j.share) - now
+    return _future_swing(a, b, v, coming[i], j.share)
+
+
+@lru_cache(maxsize=200_000)
+def _future_swing(a: int, b: int, v: int, rest: tuple[int, ...], share: float):
+    """``card_swing`` of a sailor of value ``v`` by ``future_diff``, asked for once."""
+    now = future_diff(a, b, rest, share)
+    return future_diff(a + v, b, rest, share) - now, future_diff(a, b + v, rest, share) - now
 
 
 def _sigmoid(x: float) -> float:
@@ -142,13 +156,14 @@ def expected_lead(state: GameState, seat: int, j: Judgement = SHARP) -> float:
     late = state.round >= 8
     me, them = state.players[seat], state.players[1 - seat]
     coming = deck_values(state) if j.foresight else None
+    lead = 0.0
     if coming is None:
-        lead = sum(nation_diff(a, b) for a, b in zip(mine, theirs, strict=True))
+        for a, b in zip(mine, theirs, strict=True):
+            lead += nation_diff(a, b)
     else:
-        lead = sum(
-            future_diff(a, b, rest, j.share)
-            for a, b, rest in zip(mine, theirs, coming, strict=True)
-        )
+        share = j.share
+        for a, b, rest in zip(mine, theirs, coming, strict=True):
+            lead += future_diff(a, b, rest, share)
     lead += _in_hand(state, me, j) - _in_hand(state, them, j)
     if state.result is not None or all(c is None for c in state.tavern):
         return lead
@@ -160,12 +175,18 @@ def expected_lead(state: GameState, seat: int, j: Judgement = SHARP) -> float:
         if on_turn.placed >= 2:
             t_me, t_them = t_me * 0.7, t_them * 0.7
     tavern = 0.0
+    empty = None  # the chances on a card without dice, the same for each
     for index, card_id in enumerate(state.tavern):
         if card_id is None:
             continue
         a, b = me.dice[index], them.dice[index]
-        edge = neighbour_edge(state, seat, index) if a == b and a and state.direction else 0
-        p_me, p_them = slot_chances(a, b, edge, t_me, t_them, j)
+        if a == 0 and b == 0:
+            if empty is None:
+                empty = slot_chances(0, 0, 0, t_me, t_them, j)
+            p_me, p_them = empty
+        else:
+            edge = neighbour_edge(state, seat, index) if a == b and state.direction else 0
+            p_me, p_them = slot_chances(a, b, edge, t_me, t_them, j)
         gain, loss = card_swing(card_id, mine, theirs, late, j, coming)
         tavern += p_me * gain + p_them * loss
     return lead + j.tavern * tavern

@@ -59,6 +59,8 @@ _WRONG_VALUE = {
 
 
 def _check_keys(command: dict, expected: tuple[str, ...]) -> None:
+    if len(command) == len(expected) + 1 and all(key in command for key in expected):
+        return  # exactly the keys expected, besides "type"
     keys = set(command) - {"type"}
     missing = [k for k in expected if k not in keys]
     if missing:
@@ -82,9 +84,12 @@ def parse_command(command: Any) -> dict:
         if not isinstance(command.get("card"), str):
             raise _bad("A trick needs the 'card' id of the trick card.")
         _check_keys(command, ("card", "half", *TRICK_HALF_KEYS[half]))
+        expected = TRICK_HALF_KEYS[half]
     else:
-        _check_keys(command, SIMPLE_KEYS[kind])
-    for key, allowed in VALUES.items():
-        if key in command and not _one_of(command[key], allowed):
+        expected = SIMPLE_KEYS[kind]
+        _check_keys(command, expected)
+    # the keys are now exactly the expected ones
+    for key in expected:
+        if key in VALUES and not _one_of(command[key], VALUES[key]):
             raise _bad(_WRONG_VALUE[key])
     return command
