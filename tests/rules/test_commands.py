@@ -18,6 +18,9 @@ MALFORMED = [
     {"type": "place", "die": 2},
     {"type": "place", "die": True},
     {"type": "place", "die": "0"},
+    {"type": "place", "dice": 0},  # as many keys as a placement takes, but not its own
+    {"type": "place", "die": 0, "delta": 1},
+    {"type": "direction", "one_at": "left", "die": 0},
     {"type": "trick", "half": "both"},
     {"type": "trick", "card": "T4"},
     {"type": "trick", "card": "T4", "half": "steal"},
@@ -25,6 +28,8 @@ MALFORMED = [
     {"type": "trick", "card": "T1", "half": "adjust", "die": 0},
     {"type": "trick", "card": "T1", "half": "adjust", "die": 0, "delta": 2},
     {"type": "trick", "card": "T1", "half": "adjust", "die": 0, "delta": 0},
+    {"type": "trick", "card": "T1", "half": "adjust", "die": 0, "step": 1},
+    {"type": "trick", "card": "T1", "half": "adjust", "die": 0, "delta": True},
     {"type": "trick", "card": "T1", "half": "wild"},
     {"type": "trick", "card": "T1", "half": "wild", "nation": "klingon"},
     {"type": "trick", "card": "T4", "half": "both", "nation": "dutch"},
