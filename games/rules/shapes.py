@@ -83,13 +83,13 @@ def parse_command(command: Any) -> dict:
             raise _bad(f"A trick's 'half' is one of {', '.join(TRICK_HALF_KEYS)}.")
         if not isinstance(command.get("card"), str):
             raise _bad("A trick needs the 'card' id of the trick card.")
-        _check_keys(command, ("card", "half", *TRICK_HALF_KEYS[half]))
-        expected = TRICK_HALF_KEYS[half]
+        valued = TRICK_HALF_KEYS[half]
+        _check_keys(command, ("card", "half", *valued))
     else:
-        expected = SIMPLE_KEYS[kind]
-        _check_keys(command, expected)
-    # the keys are now exactly the expected ones
-    for key in expected:
+        valued = SIMPLE_KEYS[kind]
+        _check_keys(command, valued)
+    # the keys are now exactly those the type takes: check those with a set of values
+    for key in valued:
         if key in VALUES and not _one_of(command[key], VALUES[key]):
             raise _bad(_WRONG_VALUE[key])
     return command
